@@ -1,0 +1,38 @@
+import FoundationEssentials
+
+/// Everything one profile keeps between runs: the payload of the encrypted token file.
+/// Enough to hand out a cached token and to refresh without discovery.
+public struct StoredSession: Sendable, Equatable, Codable {
+    /// The profile this session belongs to (also bound into the file's AAD).
+    public var profile: String
+    /// The issuer the tokens came from.
+    public var issuer: String
+    /// The OAuth client_id.
+    public var clientID: String
+    /// The current tokens. `token.idToken` holds the last *verified* ID token.
+    public var token: Token
+    /// The verified ID token's `sub`, kept for status and for the OIDC §12.2 refresh check.
+    public var subject: String?
+    /// The verified ID token's claims as compact JSON text.
+    public var idTokenClaimsJSON: String?
+    /// Provider metadata (with overrides applied) so refresh and revocation need no discovery.
+    public var metadata: ProviderMetadata
+    /// When this session was first signed in.
+    public var createdAt: Date
+    /// When the tokens were last obtained or refreshed.
+    public var updatedAt: Date
+
+    /// Makes a session value.
+    public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
+                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Date, updatedAt: Date) {
+        self.profile = profile
+        self.issuer = issuer
+        self.clientID = clientID
+        self.token = token
+        self.subject = subject
+        self.idTokenClaimsJSON = idTokenClaimsJSON
+        self.metadata = metadata
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}

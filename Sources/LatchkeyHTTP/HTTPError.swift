@@ -1,0 +1,36 @@
+/// Why an HTTP exchange failed. Every case is a network-class failure (CLI exit code 6) except
+/// `protocolViolation`, which means the server broke HTTP (exit code 7).
+public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is unusable: not http(s), no host, or `http://` to a non-loopback host.
+    case invalidURL(String)
+    /// Name resolution failed for the host.
+    case dnsFailure(host: String)
+    /// TCP connect failed or was refused.
+    case connectFailed(host: String, port: Int, reason: String)
+    /// The TLS handshake failed; `reason` says why (untrusted, expired, name mismatch, version).
+    case tlsFailure(reason: String)
+    /// The deadline passed.
+    case timedOut(after: Double)
+    /// The connection broke mid-exchange.
+    case ioFailure(reason: String)
+    /// The proxy refused or failed the CONNECT.
+    case proxyFailure(reason: String)
+    /// The response was malformed or exceeded a limit.
+    case protocolViolation(reason: String)
+    /// The task was cancelled.
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let s): return "invalid URL: \(s)"
+        case .dnsFailure(let h): return "cannot resolve host \(h)"
+        case .connectFailed(let h, let p, let r): return "cannot connect to \(h):\(p): \(r)"
+        case .tlsFailure(let r): return "TLS failure: \(r)"
+        case .timedOut(let t): return "timed out after \(t) s"
+        case .ioFailure(let r): return "connection failed: \(r)"
+        case .proxyFailure(let r): return "proxy failure: \(r)"
+        case .protocolViolation(let r): return "malformed HTTP response: \(r)"
+        case .cancelled: return "cancelled"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import FoundationEssentials
+
+/// One HTTP request, as the OAuth layer describes it. Plain value; the transport decides how to send it.
+public struct HTTPRequest: Sendable {
+    /// `GET` or `POST` (others are allowed but unused by Latchkey).
+    public var method: String
+    /// Absolute `https://` URL, or `http://` for loopback hosts only.
+    public var url: URL
+    /// Request headers in order; names compared case-insensitively by the transport.
+    public var headers: [(name: String, value: String)]
+    /// Request body (empty for GET).
+    public var body: [UInt8]
+    /// How many redirects may be followed (0 for token, device and revocation endpoints).
+    public var maxRedirects: Int
+    /// Overall deadline for the exchange, in seconds.
+    public var timeout: Double
+
+    /// Makes a request. `timeout` bounds connect, handshake, send and receive together.
+    public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
+                body: [UInt8] = [], maxRedirects: Int = 0, timeout: Double = 30) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.maxRedirects = maxRedirects
+        self.timeout = timeout
+    }
+}
+
+/// One HTTP response, fully read and bounded.
+public struct HTTPResponse: Sendable {
+    /// The status code, e.g. 200.
+    public var status: Int
+    /// Response headers in order, names as received.
+    public var headers: [(name: String, value: String)]
+    /// The decoded body (chunked encoding removed).
+    public var body: [UInt8]
+    /// The URL that finally answered (after any permitted redirects).
+    public var url: URL
+
+    /// Makes a response value (transports and test fakes use this).
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The first header named `name` (case-insensitive); repeated headers joined with ", ".
+    public func header(_ name: String) -> String? {
+        let values = headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// The media type of `Content-Type` without parameters, lowercased (e.g. `application/json`).
+    public var mediaType: String? {
+        guard let ct = header("Content-Type") else { return nil }
+        let base = ct.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ct
+        return base.lowercased().filter { $0 != " " && $0 != "\t" }
+    }
+}
+
+/// The seam between the OAuth layer and the network. `HTTPClient` (mbedTLS) is the default;
+/// tests use an in-memory fake, and library users may bring their own.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the complete response, or throws `HTTPError`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

@@ -1,0 +1,2 @@
+/// Marker for the HTTP layer; the client and listener live beside this file.
+public enum LatchkeyHTTPModule {}
