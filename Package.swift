@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
+        .executable(name: "latchkey-bench", targets: ["LatchkeyBench"]),
     ],
     targets: [
         .systemLibrary(name: "CMbedTLS", path: "Sources/CMbedTLS"),
@@ -20,6 +21,25 @@ let package = Package(
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: strict),
         .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: strict),
 
+        // Benchmarks: release builds only give meaningful figures (docs/performance.md).
+        .executableTarget(name: "LatchkeyBench", dependencies: ["CMbedTLS", "LatchkeyCrypto", "LatchkeyJOSE", "Latchkey"],
+                          path: "Benchmarks/LatchkeyBench", swiftSettings: strict),
+
+        // libFuzzer targets: `swift build --sanitize=fuzzer --product NAME` (Fuzz/README.md).
+        .executableTarget(name: "FuzzJWS", dependencies: ["LatchkeyJOSE"], path: "Fuzz/FuzzJWS", swiftSettings: strict),
+        .executableTarget(name: "FuzzJWKS", dependencies: ["LatchkeyJOSE"], path: "Fuzz/FuzzJWKS", swiftSettings: strict),
+        .executableTarget(name: "FuzzJSON", dependencies: ["LatchkeyJOSE", "Latchkey"], path: "Fuzz/FuzzJSON", swiftSettings: strict),
+        .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
+        .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
+
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
+        // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
+        .testTarget(name: "CLITests", dependencies: ["latchkey"], swiftSettings: strict),
+        // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
+        .testTarget(name: "IntegrationTests", dependencies: ["latchkey"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholder_LatchkeyStoreTests() { #expect(1 + 1 == 2) }
