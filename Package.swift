@@ -32,14 +32,17 @@ let package = Package(
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
 
+        // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
+        .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),
+
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
-        .testTarget(name: "CLITests", dependencies: ["latchkey"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
-        .testTarget(name: "IntegrationTests", dependencies: ["latchkey"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
     ]
 )

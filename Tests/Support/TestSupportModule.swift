@@ -1,0 +1,2 @@
+/// Shared helpers for process-level tests (filled in by the harness work).
+public enum TestSupportModule {}
