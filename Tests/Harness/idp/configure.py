@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Configure a freshly started Glewlwyd through its admin REST API (the calls its admin UI makes).
+
+Creates: scopes, the user, two OIDC plugin instances and the clients.
+- plugin `oidc`: the normal one (device interval from --interval, long-lived tokens).
+- plugin `short`: same keys and clients, but short device-code and access-token lifetimes,
+  for the expiry and refresh-contention tests.
+Both plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
+token carrying scope `glwd_revoke`.
+
+usage: configure.py --base URL --external-url URL --state DIR [--interval N] [--short-device-ttl N]
+                    [--short-at-ttl N] [--ca-file F]
+Run once per fresh database.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_session import BrowserSession  # noqa: E402
+
+USER, PASSWORD = "alice", "alice-password"
+SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
+CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/callback"]
+CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--base", required=True, help="where this script reaches the server")
+    ap.add_argument("--external-url", required=True, help="the server's external_url")
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--interval", type=int, default=1)
+    ap.add_argument("--device-ttl", type=int, default=600)
+    ap.add_argument("--at-ttl", type=int, default=3600)
+    ap.add_argument("--short-device-ttl", type=int, default=4)
+    ap.add_argument("--short-at-ttl", type=int, default=12)
+    a = ap.parse_args()
+
+    s = BrowserSession()
+    api = a.base.rstrip("/") + "/api"
+
+    def call(method, path, body):
+        r = s.request(method, api + path, json_body=body)
+        if r.status != 200:
+            sys.exit(f"configure: {method} {path} -> HTTP {r.status} {r.body[:300]!r}")
+
+    call("POST", "/auth/", {"username": "admin", "password": "password"})
+    for name in ["profile", "email", "offline_access", "glwd_revoke"]:
+        call("POST", "/scope/", {"name": name, "display_name": name, "description": name,
+                                 "password_required": False, "scheme": {}})
+
+    jwks = open(os.path.join(a.state, "jwks-private.json")).read()
+
+    def plugin(name, device_ttl, at_ttl):
+        params = {
+            "iss": f"{a.external_url}/api/{name}",
+            "jwks-private": jwks, "default-kid": "rs256", "client-sign_kid-parameter": "sign_kid",
+            "jwks-show": True,
+            "access-token-duration": at_ttl, "refresh-token-duration": 1209600, "code-duration": 600,
+            "refresh-token-rolling": True, "refresh-token-one-use": "always",
+            "allow-non-oidc": True,
+            "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,
+            "auth-type-token-enabled": False, "auth-type-implicit-enabled": False,
+            "auth-type-password-enabled": False, "auth-type-client-enabled": False,
+            "auth-type-refresh-enabled": True, "auth-type-device-enabled": True,
+            "auth-type-none-enabled": False,
+            "device-authorization-expiration": device_ttl, "device-authorization-interval": a.interval,
+            "pkce-allowed": True, "pkce-method-plain-allowed": False, "pkce-required-public-client": True,
+            "introspection-revocation-allowed": True,
+            "introspection-revocation-auth-scope": ["glwd_revoke"],
+            "introspection-revocation-allow-target-client": True,
+            "subject-type": "public", "name-claim": "on-demand", "email-claim": "on-demand",
+            "scope-claim": "no", "claims": [], "address-claim": {"type": "no"},
+            "session-management-allowed": False, "request-parameter-allow": False,
+            "register-client-allowed": False,
+        }
+        call("POST", "/mod/plugin/", {"module": "oidc", "name": name, "display_name": name,
+                                      "enabled": True, "parameters": params})
+
+    plugin("oidc", a.device_ttl, a.at_ttl)
+    plugin("short", a.short_device_ttl, a.short_at_ttl)
+
+    call("POST", "/user/", {"username": USER, "password": PASSWORD, "name": "Alice Example",
+                            "email": "alice@example.test", "enabled": True,
+                            "scope": ["g_profile"] + SCOPES})
+
+    def client(cid, grants, sign_kid=None, redirects=(), secret=None):
+        body = {"client_id": cid, "name": cid, "enabled": True, "confidential": secret is not None,
+                "token_endpoint_auth_method": ["client_secret_basic", "client_secret_post"] if secret else ["none"],
+                "authorization_type": grants, "redirect_uri": list(redirects), "scope": SCOPES}
+        if sign_kid:
+            body["sign_kid"] = sign_kid
+        if secret:
+            body["password"] = secret
+        call("POST", "/client/", body)
+
+    device = ["device_authorization", "refresh_token", "delete_token"]
+    client("latchkey-device-rs", device)                     # default key: RS256
+    client("latchkey-device-ps", device, sign_kid="ps256")
+    client("latchkey-device-es", device, sign_kid="es256")
+    client("latchkey-code", ["code", "refresh_token", "delete_token"], redirects=CODE_REDIRECTS)
+    secret = os.urandom(18).hex()
+    client("latchkey-confidential", device, secret=secret)
+    fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(secret)
+
+
+if __name__ == "__main__":
+    main()

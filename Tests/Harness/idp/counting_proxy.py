@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""A counting reverse proxy (standard library only) in front of a test server.
+
+Every request is forwarded to --upstream unchanged, and one JSON line is appended to --log:
+  {"t": <request received, epoch s>, "t_done": <response sent>, "method", "path", "query",
+   "params": {form/JSON body fields}, "status", "client": <remote port>}
+Secret-bearing fields (tokens, codes, verifiers, secrets, passwords) are logged as
+"sha256:<first 16 hex>" so tests can tell tokens apart without a secret ever reaching a log.
+
+This is how tests assert on the server side: exactly one refresh under contention, no poll
+earlier than the interval (Glewlwyd itself does not log polls).
+
+usage: counting_proxy.py --listen PORT --upstream http://127.0.0.1:PORT --log FILE
+"""
+import argparse
+import hashlib
+import http.client
+import json
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET_FIELDS = {"refresh_token", "device_code", "code", "code_verifier", "client_secret", "password",
+                 "token", "access_token", "id_token", "client_assertion"}
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer",
+              "upgrade", "content-length"}
+
+
+def redact(params: dict) -> dict:
+    return {k: ("sha256:" + hashlib.sha256(str(v).encode()).hexdigest()[:16] if k in SECRET_FIELDS else v)
+            for k, v in params.items()}
+
+
+def body_params(content_type: str, body: bytes) -> dict:
+    try:
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            return {k: v[0] for k, v in urllib.parse.parse_qs(body.decode(), keep_blank_values=True).items()}
+        if content_type.startswith("application/json") and body:
+            value = json.loads(body)
+            return value if isinstance(value, dict) else {}
+    except (ValueError, UnicodeDecodeError):
+        pass
+    return {}
+
+
+def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):  # quiet: the JSON log is the record
+            pass
+
+        def _forward(self):
+            t0 = time.time()
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+            try:
+                conn.request(self.command, self.path, body=body if length else None, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                status, resp_headers = resp.status, resp.getheaders()
+            except OSError as e:
+                status, resp_headers, data = 502, [("Content-Type", "text/plain")], f"proxy: {e}".encode()
+            finally:
+                conn.close()
+            self.send_response_only(status)
+            for k, v in resp_headers:
+                if k.lower() not in HOP_BY_HOP:
+                    self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+            self.wfile.flush()
+            path, _, query = self.path.partition("?")
+            entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command, "path": path,
+                     "query": redact({k: v[0] for k, v in urllib.parse.parse_qs(query).items()}),
+                     "params": redact(body_params(self.headers.get("Content-Type", ""), body)),
+                     "status": status, "client": self.client_address[1]}
+            with lock, open(log_path, "a") as out:
+                out.write(json.dumps(entry) + "\n")
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_OPTIONS = do_PATCH = _forward
+
+    return Handler
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--listen", type=int, required=True)
+    ap.add_argument("--upstream", required=True)
+    ap.add_argument("--log", required=True)
+    a = ap.parse_args()
+    open(a.log, "a").close()
+    server = ThreadingHTTPServer(("127.0.0.1", a.listen),
+                                 make_handler(urllib.parse.urlsplit(a.upstream), a.log, threading.Lock()))
+    server.daemon_threads = True
+    print(f"counting proxy on 127.0.0.1:{a.listen} -> {a.upstream}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

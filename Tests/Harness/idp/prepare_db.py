@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Prepare a fresh Glewlwyd sqlite database before its first start.
+
+The schema itself comes from Debian's dbconfig file (loaded by start-idp.sh with sqlite3).
+Here we only widen the stock `database` client backend so that it keeps the `sign_kid`
+client property: without it Glewlwyd silently drops the property and every client signs
+with the plugin's default key, so PS256/ES256 ID tokens would never be exercised.
+
+usage: prepare_db.py DB_PATH
+"""
+import json
+import sqlite3
+import sys
+
+
+def main() -> None:
+    conn = sqlite3.connect(sys.argv[1])
+    row = conn.execute(
+        "SELECT gcmi_parameters FROM g_client_module_instance WHERE gcmi_name = 'database'"
+    ).fetchone()
+    if row is None:
+        sys.exit("prepare_db: no 'database' client module instance; was the schema loaded?")
+    params = json.loads(row[0])
+    params.setdefault("data-format", {})["sign_kid"] = {"multiple": False, "read": True, "write": True}
+    conn.execute(
+        "UPDATE g_client_module_instance SET gcmi_parameters = ? WHERE gcmi_name = 'database'",
+        (json.dumps(params),),
+    )
+    conn.commit()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Bring up the project's test identity provider from nothing, on loopback only:
+#   - "plain": Glewlwyd behind a counting proxy, issuer http://127.0.0.1:$BASE/api/oidc
+#   - "tls":   Glewlwyd behind a counting proxy behind stunnel (throwaway CA, certificate for
+#              `localhost`), issuer https://localhost:$((BASE+10))/api/oidc
+# Two Glewlwyd instances because Glewlwyd derives the issuer and every discovery endpoint from its
+# single external_url. Each instance has the plugins `oidc` (normal) and `short` (short device-code
+# and access-token lifetimes) and the same clients (configure.py).
+#
+# usage: start-idp.sh STATE_DIR
+# env:   LATCHKEY_IT_PORT_BASE (default 14600), LATCHKEY_IT_DEVICE_INTERVAL (1),
+#        LATCHKEY_IT_SHORT_DEVICE_TTL (4), LATCHKEY_IT_SHORT_AT_TTL (12), PYTHON (python3)
+# Writes STATE_DIR/env.sh (the LATCHKEY_IT_* variables the tests read). Stop with stop-idp.sh STATE_DIR.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+STATE=${1:?usage: start-idp.sh STATE_DIR}
+BASE=${LATCHKEY_IT_PORT_BASE:-14600}
+INTERVAL=${LATCHKEY_IT_DEVICE_INTERVAL:-1}
+SHORT_DEVICE_TTL=${LATCHKEY_IT_SHORT_DEVICE_TTL:-4}
+SHORT_AT_TTL=${LATCHKEY_IT_SHORT_AT_TTL:-12}
+PYTHON=${PYTHON:-python3}
+started=$(date +%s.%N)
+
+need=()
+for pair in glewlwyd:glewlwyd sqlite3:sqlite3 stunnel4:stunnel4 openssl:openssl curl:curl; do
+  command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
+done
+if ((${#need[@]})); then
+  echo "start-idp: installing ${need[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null; }
+fi
+"$PYTHON" -c 'import cryptography' 2>/dev/null || "$PYTHON" -m pip install -q cryptography
+
+mkdir -p "$STATE"
+STATE=$(cd "$STATE" && pwd)
+"$HERE/stop-idp.sh" "$STATE" >/dev/null 2>&1 || true
+rm -rf "$STATE/plain" "$STATE/tls" "$STATE/ca" "$STATE/pids" "$STATE/env.sh"
+mkdir -p "$STATE/plain" "$STATE/tls" "$STATE/ca"
+: > "$STATE/pids"
+
+# --- throwaway CA and a certificate for `localhost` (mbedTLS 2.28 does not match IP SANs) ---
+make_certs() {
+  local d=$STATE/ca
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Latchkey test CA" \
+    -keyout "$d/ca.key" -out "$d/ca.pem" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n' > "$d/server.ext"
+  openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+    -extfile "$d/server.ext" -out "$d/server.pem" 2>/dev/null
+  chmod 600 "$d"/*.key
+}
+
+# --- one Glewlwyd instance: fresh DB, keys, config, start, wait, configure ---
+start_instance() {  # NAME LISTEN_PORT EXTERNAL_URL
+  local name=$1 port=$2 external=$3 dir=$STATE/$1
+  sqlite3 "$dir/glewlwyd.db" < /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
+  "$PYTHON" "$HERE/prepare_db.py" "$dir/glewlwyd.db"
+  "$PYTHON" "$HERE/make_signing_keys.py" "$dir/jwks-private.json"
+  sed -e "s|@LISTEN_PORT@|$port|g" -e "s|@EXTERNAL_URL@|$external|g" -e "s|@STATE@|$dir|g" \
+      -e "s|@LOG_LEVEL@|${LATCHKEY_IT_GLWD_LOG_LEVEL:-WARNING}|g" \
+      "$HERE/glewlwyd.conf.template" > "$dir/glewlwyd.conf"
+  glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
+  local pid=$!
+  echo "$pid glewlwyd-$name" >> "$STATE/pids"
+  for _ in $(seq 1 200); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/config/" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { echo "start-idp: glewlwyd ($name) died:" >&2; cat "$dir"/*.log >&2; return 1; }
+    sleep 0.05
+  done
+  "$PYTHON" "$HERE/configure.py" --base "http://127.0.0.1:$port" --external-url "$external" --state "$dir" \
+    --interval "$INTERVAL" --short-device-ttl "$SHORT_DEVICE_TTL" --short-at-ttl "$SHORT_AT_TTL"
+}
+
+start_proxy() {  # NAME LISTEN UPSTREAM_PORT
+  "$PYTHON" "$HERE/counting_proxy.py" --listen "$2" --upstream "http://127.0.0.1:$3" \
+    --log "$STATE/$1/requests.jsonl" > "$STATE/$1/proxy.log" 2>&1 &
+  echo "$! proxy-$1" >> "$STATE/pids"
+}
+
+PLAIN=$BASE; PLAIN_GLWD=$((BASE + 1))
+TLS=$((BASE + 10)); TLS_PROXY=$((BASE + 11)); TLS_GLWD=$((BASE + 12))
+
+make_certs &
+certs=$!
+start_instance plain "$PLAIN_GLWD" "http://127.0.0.1:$PLAIN" &
+plain=$!
+start_instance tls "$TLS_GLWD" "https://localhost:$TLS" &
+tls=$!
+wait "$certs"; wait "$plain"; wait "$tls"
+
+start_proxy plain "$PLAIN" "$PLAIN_GLWD"
+start_proxy tls "$TLS_PROXY" "$TLS_GLWD"
+cat > "$STATE/tls/stunnel.conf" <<CONF
+foreground = yes
+pid =
+[latchkey-test-idp]
+accept = 127.0.0.1:$TLS
+connect = 127.0.0.1:$TLS_PROXY
+cert = $STATE/ca/server.pem
+key = $STATE/ca/server.key
+sslVersionMin = TLSv1.2
+CONF
+stunnel4 "$STATE/tls/stunnel.conf" > "$STATE/tls/stunnel.log" 2>&1 &
+echo "$! stunnel" >> "$STATE/pids"
+
+for _ in $(seq 1 100); do
+  curl -fsS -o /dev/null "http://127.0.0.1:$PLAIN/api/oidc/.well-known/openid-configuration" 2>/dev/null &&
+  curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "https://localhost:$TLS/api/oidc/.well-known/openid-configuration" 2>/dev/null &&
+  break
+  sleep 0.05
+done
+curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "https://localhost:$TLS/api/oidc/.well-known/openid-configuration" ||
+  { echo "start-idp: TLS front did not come up" >&2; cat "$STATE/tls/stunnel.log" >&2; exit 1; }
+
+cat > "$STATE/env.sh" <<ENV
+# Written by Tests/Harness/idp/start-idp.sh; source it to reach the test IdP.
+export LATCHKEY_IT_STATE='$STATE'
+export LATCHKEY_IT_ISSUER='http://127.0.0.1:$PLAIN/api/oidc'
+export LATCHKEY_IT_ISSUER_SHORT='http://127.0.0.1:$PLAIN/api/short'
+export LATCHKEY_IT_ISSUER_TLS='https://localhost:$TLS/api/oidc'
+export LATCHKEY_IT_ISSUER_TLS_SHORT='https://localhost:$TLS/api/short'
+export LATCHKEY_IT_CA_FILE='$STATE/ca/ca.pem'
+export LATCHKEY_IT_PROXY_LOG='$STATE/plain/requests.jsonl'
+export LATCHKEY_IT_PROXY_LOG_TLS='$STATE/tls/requests.jsonl'
+export LATCHKEY_IT_CLIENT_RS256='latchkey-device-rs'
+export LATCHKEY_IT_CLIENT_PS256='latchkey-device-ps'
+export LATCHKEY_IT_CLIENT_ES256='latchkey-device-es'
+export LATCHKEY_IT_CLIENT_CODE='latchkey-code'
+export LATCHKEY_IT_REDIRECT_URI='http://127.0.0.1:53682/callback'
+export LATCHKEY_IT_CLIENT_CONFIDENTIAL='latchkey-confidential'
+export LATCHKEY_IT_CLIENT_SECRET_FILE='$STATE/plain/confidential-client.secret'
+export LATCHKEY_IT_CLIENT_SECRET_FILE_TLS='$STATE/tls/confidential-client.secret'
+export LATCHKEY_IT_SCOPE='openid offline_access profile glwd_revoke'
+export LATCHKEY_IT_DEVICE_INTERVAL='$INTERVAL'
+export LATCHKEY_IT_SHORT_DEVICE_TTL='$SHORT_DEVICE_TTL'
+export LATCHKEY_IT_SHORT_AT_TTL='$SHORT_AT_TTL'
+export LATCHKEY_IT_PYTHON='$(command -v "$PYTHON")'
+export LATCHKEY_IT_APPROVE='$HERE/approve.py'
+export LATCHKEY_IT_BROWSER='$HERE/browser_login.py'
+export LATCHKEY_IT_SCRIPTED_IDP='$(cd "$HERE/.." && pwd)/scripted_idp.py'
+ENV
+elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
+echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"
