@@ -1,0 +1,564 @@
+#!/usr/bin/env python3
+"""A scripted OAuth 2.0 / OIDC server for the behaviours a real test IdP cannot show.
+
+Glewlwyd (Tests/Harness/idp) covers the honest path. This server, on 127.0.0.1 only, plays
+one named scenario: a provider quirk from ../shared/spec/providers.md, a denial, or a network
+fault (issue 9). It prints its port on stdout when it is ready and appends one JSON line per
+request to --log:
+  {"t", "t_done", "method", "path", "params", "headers": {accept, content_type, authorization},
+   "status", "event", "poll": n, "early": bool}
+Secret-bearing values are logged as "sha256:<16 hex>", never in clear.
+
+Issuer: http://127.0.0.1:PORT (no path). Endpoints: /.well-known/openid-configuration,
+/.well-known/oauth-authorization-server, /jwks, /device_authorization, /token, /revoke,
+/authorize (auto-approves and redirects, for the code flow).
+
+usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
+                       [--approve-after 2] [--fault-on device|token|refresh|jwks|discovery]
+                       [--fault-count 1] [--alg ES256|RS256|PS256] [--at-ttl 3600] [--list]
+Requires the `cryptography` package (installed by Tests/run-all.sh).
+"""
+import argparse
+import base64
+import hashlib
+import json
+import secrets
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+SECRET_FIELDS = {"refresh_token", "device_code", "code", "code_verifier", "client_secret", "token",
+                 "access_token", "id_token", "password", "client_assertion"}
+
+# Each scenario is a set of knobs over the default, well-behaved server. The docstring-like
+# "why" says which real provider (or fault) it imitates.
+SCENARIOS: dict[str, dict] = {
+    "ok": {},
+    # --- provider quirks (providers.md) ---
+    "github-200-pending-and-form-encoded": dict(
+        device_form_unless_accept_json=True, pending_status=200, slowdown_status=200,
+        slow_down_polls=[2], slow_down_new_interval=2, approve_after=4, token_form_unless_accept_json=True),
+    "auth0-403-pending-429-slowdown": dict(pending_status=403, slowdown_status=429, slow_down_polls=[2],
+                                           approve_after=4),
+    "google-verification-url": dict(uri_field="verification_url", complete=False),
+    "entra-declined-with-message-and-no-complete": dict(
+        complete=False, message=True, outcome="deny", deny_error="authorization_declined"),
+    "interval-string": dict(interval_form="string"),
+    "interval-zero": dict(interval_form="zero", approve_after=2),
+    "interval-missing": dict(interval_form="missing", approve_after=2),
+    "expires-in-missing": dict(expires_form="missing"),
+    "spring-pending-after-expiry": dict(outcome="pending-forever", expires_in=3),
+    "slow-down-with-new-interval": dict(slow_down_polls=[1], slow_down_new_interval=3, approve_after=3),
+    "slow-down-plus-5": dict(slow_down_polls=[1], approve_after=3),
+    "denied": dict(outcome="deny", deny_error="access_denied"),
+    "expired-token": dict(outcome="expire"),
+    "device-not-found-404": dict(outcome="device-not-found"),
+    "invalid-client": dict(outcome="invalid-client"),
+    "keycloak-pkce-required": dict(pkce_required=True),
+    "glewlwyd-empty-400-refresh": dict(refresh_empty_400=True),
+    "token-type-lowercase": dict(token_type="bearer"),
+    "no-id-token-on-refresh": dict(id_token_on_refresh=False),
+    "no-id-token": dict(id_token=False),
+    "discovery-without-device-endpoint": dict(discovery_omit=["device_authorization_endpoint",
+                                                              "revocation_endpoint"]),
+    "discovery-8414-fallback": dict(oidc_discovery_404=True),
+    "issuer-mismatch": dict(issuer_suffix="/other"),
+    "id-token-wrong-audience": dict(id_token_aud="someone-else"),
+    "id-token-expired": dict(id_token_exp_offset=-3600),
+    # --- faults (issue 9); where they hit is --fault-on, how often --fault-count ---
+    "drop-mid-response": dict(fault="drop"),
+    "stall-forever": dict(fault="stall"),
+    "status-500": dict(fault="status", fault_status=500),
+    "status-502": dict(fault="status", fault_status=502),
+    "status-503": dict(fault="status", fault_status=503),
+    "status-503-retry-after": dict(fault="status", fault_status=503, retry_after=1),
+    "non-json-body": dict(fault="non-json"),
+    "oversized-body": dict(fault="oversized"),
+    "duplicate-json-keys": dict(fault="duplicate-keys"),
+    "wrong-content-type": dict(fault="wrong-content-type"),
+    "jwks-rotating-keys": dict(jwks_rotate=True),
+    "bad-signature-id-token": dict(bad_signature=True),
+}
+
+
+def b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def int_b64u(n: int, length: int = 0) -> str:
+    return b64u(n.to_bytes(length or (n.bit_length() + 7) // 8, "big"))
+
+
+def fingerprint(value) -> str:
+    return "sha256:" + hashlib.sha256(str(value).encode()).hexdigest()[:16]
+
+
+class SigningKey:
+    """One freshly generated signing key and its public JWK."""
+
+    def __init__(self, alg: str, kid: str):
+        self.alg, self.kid = alg, kid
+        if alg == "ES256":
+            self.key = ec.generate_private_key(ec.SECP256R1())
+            nums = self.key.public_key().public_numbers()
+            self.jwk = {"kty": "EC", "crv": "P-256", "x": int_b64u(nums.x, 32), "y": int_b64u(nums.y, 32)}
+        else:
+            self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            nums = self.key.public_key().public_numbers()
+            self.jwk = {"kty": "RSA", "n": int_b64u(nums.n), "e": int_b64u(nums.e)}
+        self.jwk.update({"kid": kid, "alg": alg, "use": "sig"})
+
+    def sign(self, data: bytes) -> bytes:
+        if self.alg == "ES256":
+            r, s = decode_dss_signature(self.key.sign(data, ec.ECDSA(hashes.SHA256())))
+            return r.to_bytes(32, "big") + s.to_bytes(32, "big")  # JWS wants raw r||s, not DER
+        if self.alg == "PS256":
+            return self.key.sign(data, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32),
+                                 hashes.SHA256())
+        return self.key.sign(data, padding.PKCS1v15(), hashes.SHA256())
+
+
+class State:
+    """Everything the server remembers between requests, behind one lock."""
+
+    def __init__(self, args, knobs: dict):
+        self.args, self.k = args, knobs
+        self.lock = threading.Lock()
+        self.keys = [SigningKey(args.alg, "key-1")]
+        if knobs.get("jwks_rotate"):
+            self.keys.append(SigningKey(args.alg, "key-2"))
+        self.jwks_requests = 0
+        self.devices: dict[str, dict] = {}      # device_code -> {polls, last_done, interval, ...}
+        self.codes: dict[str, dict] = {}        # authorization code -> request data
+        self.refresh_tokens: dict[str, dict] = {}  # live refresh token -> grant
+        self.fault_hits = 0
+        self.port = 0
+
+    @property
+    def issuer(self) -> str:
+        return f"http://127.0.0.1:{self.port}" + self.k.get("issuer_suffix", "")
+
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def signing_key(self) -> SigningKey:
+        return self.keys[-1]  # with rotation, tokens are signed by the key the first JWKS lacks
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "scripted-idp/1"
+    state: State  # set on the subclass made in main()
+
+    def log_message(self, fmt, *args):
+        pass
+
+    # ---------- plumbing ----------
+    def _params(self) -> dict:
+        query = urllib.parse.urlsplit(self.path).query
+        params = {k: v[0] for k, v in urllib.parse.parse_qs(query, keep_blank_values=True).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if body and (self.headers.get("Content-Type") or "").startswith("application/x-www-form-urlencoded"):
+            params.update({k: v[0] for k, v in urllib.parse.parse_qs(body.decode(errors="replace"),
+                                                                     keep_blank_values=True).items()})
+        return params
+
+    def _record(self, params: dict, status, event: str = "", **extra):
+        auth = self.headers.get("Authorization") or ""
+        entry = {"t": self._t0, "t_done": round(time.time(), 6), "method": self.command,
+                 "path": urllib.parse.urlsplit(self.path).path,
+                 "params": {k: (fingerprint(v) if k in SECRET_FIELDS else v) for k, v in params.items()},
+                 "headers": {"accept": self.headers.get("Accept"), "content_type": self.headers.get("Content-Type"),
+                             "authorization": auth.split(" ", 1)[0] if auth else None},
+                 "status": status, "event": event}
+        entry.update(extra)
+        if self.state.args.log:
+            with self.state.lock, open(self.state.args.log, "a") as out:
+                out.write(json.dumps(entry) + "\n")
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json", headers=None):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def _json(self, status: int, obj, headers=None, form: bool = False):
+        if form:
+            body = urllib.parse.urlencode({k: v for k, v in obj.items() if v is not None}).encode()
+            self._send(status, body, "application/x-www-form-urlencoded", headers)
+        else:
+            self._send(status, json.dumps(obj).encode(), "application/json", headers)
+
+    def _wants_json(self) -> bool:
+        return "application/json" in (self.headers.get("Accept") or "")
+
+    def _fault_applies(self, where: str) -> bool:
+        """True when this request is one the scenario's fault should hit (first --fault-count of them)."""
+        st = self.state
+        if not st.k.get("fault") or st.args.fault_on != where:
+            return False
+        with st.lock:
+            if st.fault_hits >= st.args.fault_count:
+                return False
+            st.fault_hits += 1
+            return True
+
+    def _inject_fault(self, params: dict, where: str) -> None:
+        st, fault = self.state, self.state.k["fault"]
+        self._record(params, "fault", f"fault:{fault}", fault_on=where)
+        if fault == "drop":
+            body = b'{"access_token":"half-a-resp'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "400")
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+        elif fault == "stall":
+            time.sleep(st.args.stall_seconds)
+            self.close_connection = True
+        elif fault == "status":
+            headers = {"Retry-After": str(st.k["retry_after"])} if "retry_after" in st.k else {}
+            self._send(st.k["fault_status"], b"<html><body>upstream trouble</body></html>", "text/html", headers)
+        elif fault == "non-json":
+            self._send(200, b"<html><body>Welcome to nginx!</body></html>", "text/html")
+        elif fault == "oversized":
+            filler = b"x" * (st.args.oversized_mb * 1024 * 1024)
+            self._send(200, b'{"padding":"' + filler + b'"}')
+        elif fault == "duplicate-keys":
+            # Two different access tokens in one object: a strict parser must refuse it.
+            self._send(200, b'{"access_token":"aaaa","token_type":"Bearer","expires_in":3600,'
+                            b'"access_token":"bbbb","issuer":"x","issuer":"y"}')
+        elif fault == "wrong-content-type":
+            self._send(200, b"<not-json>", "application/json; charset=utf-8")
+
+    # ---------- routes ----------
+    def do_GET(self):
+        self._route()
+
+    def do_POST(self):
+        self._route()
+
+    def _route(self):
+        self._t0 = round(time.time(), 6)
+        path = urllib.parse.urlsplit(self.path).path
+        params = self._params()
+        routes = {
+            "/.well-known/openid-configuration": self._discovery_oidc,
+            "/.well-known/oauth-authorization-server": self._discovery_8414,
+            "/jwks": self._jwks,
+            "/device_authorization": self._device_authorization,
+            "/token": self._token,
+            "/revoke": self._revoke,
+            "/authorize": self._authorize,
+        }
+        handler = routes.get(path)
+        if handler is None:
+            self._send(404, b'{"error":"not_found"}')
+            self._record(params, 404, "unknown-path")
+            return
+        try:
+            handler(params)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _metadata(self) -> dict:
+        st, base = self.state, self.state.base()
+        meta = {
+            "issuer": st.issuer,
+            "authorization_endpoint": base + "/authorize",
+            "token_endpoint": base + "/token",
+            "device_authorization_endpoint": base + "/device_authorization",
+            "revocation_endpoint": base + "/revoke",
+            "jwks_uri": base + "/jwks",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": [st.args.alg],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+            "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": ["openid", "offline_access", "profile"],
+        }
+        for name in st.k.get("discovery_omit", []):
+            meta.pop(name, None)
+        return meta
+
+    def _discovery_oidc(self, params):
+        if self._fault_applies("discovery"):
+            return self._inject_fault(params, "discovery")
+        if self.state.k.get("oidc_discovery_404"):
+            self._send(404, b"<html>not found</html>", "text/html")
+            return self._record(params, 404, "discovery-404")
+        self._json(200, self._metadata())
+        self._record(params, 200, "discovery")
+
+    def _discovery_8414(self, params):
+        if self._fault_applies("discovery"):
+            return self._inject_fault(params, "discovery")
+        self._json(200, self._metadata())
+        self._record(params, 200, "discovery-8414")
+
+    def _jwks(self, params):
+        st = self.state
+        if self._fault_applies("jwks"):
+            return self._inject_fault(params, "jwks")
+        with st.lock:
+            st.jwks_requests += 1
+            n = st.jwks_requests
+        # Rotation: the first answer has only the old key; later answers only the new one.
+        keys = st.keys[:1] if st.k.get("jwks_rotate") and n == 1 else st.keys[-1:]
+        self._json(200, {"keys": [k.jwk for k in keys]})
+        self._record(params, 200, "jwks", jwks_request=n, kids=[k.kid for k in keys])
+
+    def _device_authorization(self, params):
+        st, k = self.state, self.state.k
+        if self._fault_applies("device"):
+            return self._inject_fault(params, "device")
+        if k.get("outcome") == "invalid-client":
+            self._json(401, {"error": "invalid_client", "error_description": "unknown client"})
+            return self._record(params, 401, "invalid_client")
+        if k.get("pkce_required") and params.get("code_challenge_method") != "S256":
+            self._json(400, {"error": "invalid_request", "error_description": "Missing parameter: code_challenge"})
+            return self._record(params, 400, "pkce-missing")
+        device_code, user_code = secrets.token_urlsafe(24), "WDJB-MJHT"
+        interval = st.args.interval
+        expires_in = k.get("expires_in", st.args.expires_in)
+        with st.lock:
+            st.devices[device_code] = {"polls": 0, "last_done": None, "interval": interval,
+                                       "deadline": time.time() + expires_in, "client_id": params.get("client_id"),
+                                       "scope": params.get("scope", "openid"),
+                                       "challenge": params.get("code_challenge")}
+        uri = st.base() + "/device"
+        body = {"device_code": device_code, "user_code": user_code, k.get("uri_field", "verification_uri"): uri}
+        if k.get("complete", True):
+            body["verification_uri_complete"] = uri + "?user_code=" + user_code
+        if k.get("message"):
+            body["message"] = f"To sign in, use a web browser to open the page {uri} and enter the code {user_code}."
+        form = k.get("interval_form", "int")
+        if form == "string":
+            body["interval"] = str(interval)
+        elif form == "zero":
+            body["interval"] = 0
+        elif form == "int":
+            body["interval"] = interval
+        if k.get("expires_form", "int") == "int":
+            body["expires_in"] = expires_in
+        as_form = k.get("device_form_unless_accept_json") and not self._wants_json()
+        self._json(200, body, form=as_form)
+        self._record(params, 200, "device_authorization", form_encoded=bool(as_form))
+
+    def _tokens(self, grant: dict, with_id_token: bool) -> dict:
+        st, k = self.state, self.state.k
+        access = secrets.token_urlsafe(32)
+        refresh = secrets.token_urlsafe(32)
+        with st.lock:
+            st.refresh_tokens[refresh] = grant
+        body = {"access_token": access, "token_type": k.get("token_type", "Bearer"),
+                "expires_in": st.args.at_ttl, "refresh_token": refresh, "scope": grant.get("scope", "openid")}
+        if with_id_token and k.get("id_token", True):
+            body["id_token"] = self._id_token(grant, access)
+        return body
+
+    def _id_token(self, grant: dict, access_token: str) -> str:
+        st, k = self.state, self.state.k
+        key = st.signing_key()
+        now = int(time.time())
+        at_hash = b64u(hashlib.sha256(access_token.encode()).digest()[:16])
+        claims = {"iss": st.issuer, "sub": "scripted-user-1", "aud": k.get("id_token_aud", grant.get("client_id")),
+                  "iat": now, "exp": now + 600 + k.get("id_token_exp_offset", 0), "at_hash": at_hash,
+                  "name": "Scripted User"}
+        if grant.get("nonce"):
+            claims["nonce"] = grant["nonce"]
+        header = {"alg": key.alg, "kid": key.kid, "typ": "JWT"}
+        signing_input = (b64u(json.dumps(header).encode()) + "." + b64u(json.dumps(claims).encode())).encode()
+        signature = bytearray(key.sign(signing_input))
+        if k.get("bad_signature"):
+            signature[len(signature) // 2] ^= 0x01
+        return signing_input.decode() + "." + b64u(bytes(signature))
+
+    def _token_error(self, params, status, error, event, form=False, **extra):
+        body = {"error": error}
+        body.update(extra.pop("body_extra", {}))
+        self._json(status, body, form=form)
+        self._record(params, status, event, **extra)
+
+    def _token(self, params):
+        grant_type = params.get("grant_type", "")
+        where = "refresh" if grant_type == "refresh_token" else "token"
+        if self._fault_applies(where) or (where == "refresh" and self._fault_applies("token")):
+            return self._inject_fault(params, where)
+        if grant_type == DEVICE_GRANT:
+            return self._device_poll(params)
+        if grant_type == "refresh_token":
+            return self._refresh(params)
+        if grant_type == "authorization_code":
+            return self._code_exchange(params)
+        self._token_error(params, 400, "unsupported_grant_type", "unsupported_grant_type")
+
+    def _device_poll(self, params):
+        st, k = self.state, self.state.k
+        form = bool(k.get("token_form_unless_accept_json")) and not self._wants_json()
+        now = time.time()
+        with st.lock:
+            dev = st.devices.get(params.get("device_code", ""))
+            if dev is not None:
+                dev["polls"] += 1
+                poll = dev["polls"]
+                # Early = sooner than the current interval after the previous response was sent.
+                gap = None if dev["last_done"] is None else now - dev["last_done"]
+                early = gap is not None and gap < dev["interval"] - 0.05
+        if k.get("outcome") == "invalid-client":
+            return self._token_error(params, 401, "invalid_client", "invalid_client")
+        if dev is None or k.get("outcome") == "device-not-found":
+            return self._token_error(params, 404 if k.get("outcome") == "device-not-found" else 400,
+                                     "device_not_found" if k.get("outcome") == "device-not-found" else "invalid_grant",
+                                     "device_not_found")
+        extra = {"poll": poll, "early": early, "gap": None if gap is None else round(gap, 3),
+                 "interval": dev["interval"]}
+
+        def finish(status, body_or_error, event, **more):
+            with st.lock:
+                dev["last_done"] = time.time()
+            if isinstance(body_or_error, dict):
+                self._json(status, body_or_error, form=form)
+                self._record(params, status, event, **extra, **more)
+            else:
+                body_extra = more.pop("body_extra", {})
+                self._json(status, dict({"error": body_or_error}, **body_extra), form=form)
+                self._record(params, status, event, **extra, **more)
+
+        if dev.get("challenge") is not None or k.get("pkce_required"):
+            verifier = params.get("code_verifier", "")
+            if b64u(hashlib.sha256(verifier.encode()).digest()) != dev.get("challenge"):
+                return finish(400, "invalid_grant", "pkce-mismatch")
+        if poll in k.get("slow_down_polls", []):
+            with st.lock:
+                new = k.get("slow_down_new_interval")
+                dev["interval"] = new if new else dev["interval"] + 5
+            body_extra = {"interval": k["slow_down_new_interval"]} if k.get("slow_down_new_interval") else {}
+            return finish(k.get("slowdown_status", 400), "slow_down", "slow_down", body_extra=body_extra)
+        outcome = k.get("outcome", "approve")
+        if outcome == "pending-forever":
+            # Spring Authorization Server: still "pending" after the code's own deadline.
+            return finish(k.get("pending_status", 400), "authorization_pending", "pending",
+                          past_deadline=time.time() > dev["deadline"])
+        approve_after = k.get("approve_after", st.args.approve_after)
+        if poll < approve_after:
+            return finish(k.get("pending_status", 400), "authorization_pending", "pending")
+        if outcome == "deny":
+            body_extra = {"error_description": "The user declined."} if k.get("message") else {}
+            return finish(400, k.get("deny_error", "access_denied"), "denied", body_extra=body_extra)
+        if outcome == "expire":
+            return finish(400, "expired_token", "expired_token")
+        with st.lock:
+            if dev.get("used"):
+                reused = True
+            else:
+                dev["used"], reused = True, False
+        if reused:
+            return finish(400, "invalid_grant", "device_code-reused")
+        grant = {"client_id": dev["client_id"], "scope": dev["scope"]}
+        finish(200, self._tokens(grant, with_id_token=True), "token-issued")
+
+    def _refresh(self, params):
+        st, k = self.state, self.state.k
+        token = params.get("refresh_token", "")
+        with st.lock:
+            grant = st.refresh_tokens.pop(token, None)  # one use: rotation
+        if grant is None or k.get("refresh_empty_400"):
+            # Glewlwyd's answer to a bad or replayed refresh token: 400, empty body.
+            self._send(400, b"", "text/plain") if k.get("refresh_empty_400") else \
+                self._json(400, {"error": "invalid_grant"})
+            return self._record(params, 400, "refresh-refused")
+        self._json(200, self._tokens(grant, with_id_token=k.get("id_token_on_refresh", True)))
+        self._record(params, 200, "refreshed")
+
+    def _authorize(self, params):
+        st = self.state
+        redirect = params.get("redirect_uri", "")
+        if not redirect.startswith("http://127.0.0.1:") and not redirect.startswith("http://localhost:"):
+            self._send(400, b"bad redirect_uri", "text/plain")
+            return self._record(params, 400, "authorize-bad-redirect")
+        code = secrets.token_urlsafe(24)
+        with st.lock:
+            st.codes[code] = {"client_id": params.get("client_id"), "scope": params.get("scope", "openid"),
+                              "nonce": params.get("nonce"), "challenge": params.get("code_challenge"),
+                              "redirect_uri": redirect}
+        query = urllib.parse.urlencode({"code": code, "state": params.get("state", ""), "iss": st.issuer})
+        self._send(302, b"", "text/plain", {"Location": redirect + ("&" if "?" in redirect else "?") + query})
+        self._record(params, 302, "authorize")
+
+    def _code_exchange(self, params):
+        st = self.state
+        with st.lock:
+            grant = st.codes.pop(params.get("code", ""), None)
+        if grant is None or grant["redirect_uri"] != params.get("redirect_uri"):
+            return self._token_error(params, 400, "invalid_grant", "code-refused")
+        verifier = params.get("code_verifier", "")
+        if grant["challenge"] is None or b64u(hashlib.sha256(verifier.encode()).digest()) != grant["challenge"]:
+            return self._token_error(params, 400, "invalid_grant", "pkce-mismatch")
+        self._json(200, self._tokens(grant, with_id_token=True))
+        self._record(params, 200, "token-issued")
+
+    def _revoke(self, params):
+        with self.state.lock:
+            self.state.refresh_tokens.pop(params.get("token", ""), None)
+        self._send(200, b"")
+        self._record(params, 200, "revoked", token_type_hint=params.get("token_type_hint"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenario", default="ok")
+    ap.add_argument("--log")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--interval", type=int, default=1)
+    ap.add_argument("--expires-in", type=int, default=30)
+    ap.add_argument("--approve-after", type=int, default=2, help="the poll number that gets the token")
+    ap.add_argument("--fault-on", default="token", choices=["device", "token", "refresh", "jwks", "discovery"])
+    ap.add_argument("--fault-count", type=int, default=1, help="how many requests the fault hits before recovery")
+    ap.add_argument("--stall-seconds", type=float, default=3600)
+    ap.add_argument("--oversized-mb", type=int, default=8)
+    ap.add_argument("--alg", default="ES256", choices=["ES256", "RS256", "PS256"])
+    ap.add_argument("--at-ttl", type=int, default=3600)
+    ap.add_argument("--list", action="store_true", help="print the scenario names and exit")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return
+    if args.scenario not in SCENARIOS:
+        sys.exit(f"scripted_idp: unknown scenario {args.scenario!r}; --list shows them")
+    knobs = SCENARIOS[args.scenario]
+    if args.log:
+        open(args.log, "a").close()
+    state = State(args, knobs)
+    handler = type("BoundHandler", (Handler,), {"state": state})
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    server.daemon_threads = True
+    state.port = server.server_address[1]
+    print(state.port, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
