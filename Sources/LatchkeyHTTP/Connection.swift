@@ -1,0 +1,77 @@
+/// The blocking part of one exchange, run on a dedicated thread: connect (directly or through the proxy's
+/// CONNECT tunnel), TLS handshake, send, and read until the parser has a complete response.
+enum Connection {
+    static func perform(head: [UInt8], body: [UInt8], target: RequestTarget, method: String,
+                        caChain: CACertificateChain?, configuration: HTTPClient.Configuration,
+                        deadline: Deadline, timeout: Double,
+                        cancellation: CancellationFlag) throws(HTTPError) -> HTTPResponseParser.Message {
+        let connectDeadline = deadline.earlier(Deadline(secondsFromNow: configuration.connectTimeout))
+        let proxy = target.isTLS ? configuration.proxy.flatMap { $0.bypasses(host: target.host) ? nil : $0 } : nil
+        let connectTimeout = min(configuration.connectTimeout, timeout)
+        let socket: SocketConnection
+        if let proxy {
+            do {
+                socket = try SocketConnection.connect(host: proxy.host, port: proxy.port, connectDeadline: connectDeadline,
+                                                      connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
+                                                      loopbackOnly: false, cancellation: cancellation)
+            } catch {
+                switch error {
+                case .dnsFailure, .connectFailed: throw .proxyFailure(reason: "cannot reach proxy \(proxy.host):\(proxy.port): \(error)")
+                default: throw error
+                }
+            }
+            try openTunnel(socket: socket, proxy: proxy, target: target, limits: configuration.limits)
+        } else {
+            socket = try SocketConnection.connect(host: target.host, port: target.port, connectDeadline: connectDeadline,
+                                                  connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
+                                                  loopbackOnly: !target.isTLS, cancellation: cancellation)
+        }
+        defer { socket.close() }
+
+        var parser = HTTPResponseParser(limits: configuration.limits, requestMethod: method)
+        if let caChain {
+            let tls = try TLSSession(socket: socket, host: target.host, caChain: caChain)
+            try tls.handshake()
+            try tls.sendAll(head + body)
+            while true {
+                let chunk = try tls.receive(max: 16 * 1024)
+                if chunk.isEmpty { try parser.finish(); break }
+                if try parser.feed(chunk) { break }
+            }
+            tls.close()
+        } else {
+            try socket.sendAll(head + body)
+            while true {
+                let chunk = try socket.receive(max: 16 * 1024)
+                if chunk.isEmpty { try parser.finish(); break }
+                if try parser.feed(chunk) { break }
+            }
+        }
+        guard let message = parser.message else { throw .protocolViolation(reason: "incomplete response") }
+        return message
+    }
+
+    /// Asks the proxy for a tunnel to the target and checks its answer.
+    private static func openTunnel(socket: SocketConnection, proxy: ProxySettings, target: RequestTarget,
+                                   limits: HTTPResponseParser.Limits) throws(HTTPError) {
+        var request = "CONNECT \(target.authority) HTTP/1.1\r\nHost: \(target.authority)\r\n"
+        if let auth = proxy.authorization { request += "Proxy-Authorization: \(auth)\r\n" }
+        request += "\r\n"
+        try socket.sendAll(Array(request.utf8))
+        var parser = HTTPResponseParser(limits: limits, requestMethod: "CONNECT")
+        // Read one byte at a time: the TLS server never speaks first, but bytes past the proxy's answer
+        // must still never be swallowed by this parser.
+        while !parser.isComplete {
+            let byte = try socket.receive(max: 1)
+            if byte.isEmpty {
+                do { try parser.finish() } catch { throw .proxyFailure(reason: "the proxy closed the connection") }
+                break
+            }
+            do { try parser.feed(byte) } catch { throw .proxyFailure(reason: "malformed proxy answer: \(error)") }
+        }
+        guard let message = parser.message, (200...299).contains(message.status) else {
+            let status = parser.message.map { "\($0.status) \($0.reason)" } ?? "no answer"
+            throw .proxyFailure(reason: "CONNECT \(target.authority) refused: \(status)")
+        }
+    }
+}

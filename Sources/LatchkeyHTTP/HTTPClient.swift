@@ -1,0 +1,113 @@
+import FoundationEssentials
+
+/// The default `HTTPTransport`: HTTP/1.1 over mbedTLS 2.28, one request per connection.
+///
+/// TLS 1.2 or later, certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
+/// IPv6; connect timeout and an overall per-request deadline; `HTTPS_PROXY` through `CONNECT`; bounded,
+/// strictly parsed responses; redirects only when the request allows them, and only to https or loopback.
+/// Blocking I/O runs on a dedicated thread, and cancelling the task aborts it promptly.
+public struct HTTPClient: HTTPTransport {
+    /// The configuration this client was made with.
+    public let configuration: Configuration
+    private let caChain: CAChainCache
+
+    /// Makes a client. The CA bundle is parsed on the first https request and reused after.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.caChain = CAChainCache(path: configuration.caFile)
+    }
+
+    /// Sends `request`, following redirects only as far as `request.maxRedirects` allows.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let overall = Deadline(secondsFromNow: request.timeout)
+        var current = request
+        var redirects = 0
+        while true {
+            let response = try await exchange(current, deadline: overall)
+            guard [301, 302, 303, 307, 308].contains(response.status), current.maxRedirects > 0,
+                  let location = response.header("Location") else { return response }
+            guard redirects < current.maxRedirects else {
+                throw HTTPError.protocolViolation(reason: "more than \(current.maxRedirects) redirects")
+            }
+            guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
+                throw HTTPError.protocolViolation(reason: "invalid redirect Location")
+            }
+            let from = try RequestTarget(url: current.url)
+            let to: RequestTarget
+            do { to = try RequestTarget(url: next) } catch {
+                throw HTTPError.invalidURL("redirect refused: \(error)")
+            }
+            if from.isTLS && !to.isTLS && !LoopbackAddress.isLoopbackHost(from.host) {
+                throw HTTPError.invalidURL("redirect from https to http refused")
+            }
+            redirects += 1
+            current.url = next
+            if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
+                current.method = "GET"
+                current.body = []
+                current.headers.removeAll { $0.name.lowercased() == "content-type" }
+            }
+            if from.host.lowercased() != to.host.lowercased() || from.port != to.port || from.isTLS != to.isTLS {
+                // Credentials are for the origin that was asked, never for wherever it redirects.
+                current.headers.removeAll { ["authorization", "cookie", "dpop"].contains($0.name.lowercased()) }
+            }
+        }
+    }
+
+    /// One request/response on a fresh connection.
+    private func exchange(_ request: HTTPRequest, deadline: Deadline) async throws(HTTPError) -> HTTPResponse {
+        let target = try RequestTarget(url: request.url)
+        let head = try HTTPRequestHead.serialize(request, target: target, userAgent: configuration.userAgent)
+        let chain: CACertificateChain? = target.isTLS ? try caChain.chain() : nil
+        let configuration = self.configuration
+        if let log = configuration.logger {
+            log(HTTPClient.describe(request: request))
+        }
+        let flag = CancellationFlag()
+        let message: HTTPResponseParser.Message
+        do {
+            message = try await withTaskCancellationHandler {
+                try await DedicatedThread.run { () throws(HTTPError) -> HTTPResponseParser.Message in
+                    try Connection.perform(head: head, body: request.body, target: target, method: request.method,
+                                           caChain: chain, configuration: configuration,
+                                           deadline: deadline, timeout: request.timeout, cancellation: flag)
+                }
+            } onCancel: {
+                flag.cancel()
+            }
+        } catch let error as HTTPError {
+            configuration.logger?("! \(error)")
+            throw error
+        } catch {
+            throw HTTPError.ioFailure(reason: "\(error)")
+        }
+        let response = HTTPResponse(status: message.status, headers: message.headers, body: message.body, url: request.url)
+        if let log = configuration.logger {
+            log(HTTPClient.describe(response: response))
+        }
+        return response
+    }
+
+    /// A redacted, multi-line rendering of a request for verbose logs.
+    public static func describe(request: HTTPRequest) -> String {
+        var lines = ["> \(request.method) \(HTTPRedaction.redact(url: request.url.absoluteString))"]
+        for (name, value) in request.headers {
+            lines.append("> \(name): \(HTTPRedaction.redact(headerName: name, value: value))")
+        }
+        let contentType = request.headers.first { $0.name.lowercased() == "content-type" }?.value
+        let body = HTTPRedaction.redact(body: request.body, contentType: contentType)
+        if !body.isEmpty { lines.append("> " + body) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A redacted, multi-line rendering of a response for verbose logs.
+    public static func describe(response: HTTPResponse) -> String {
+        var lines = ["< \(response.status)"]
+        for (name, value) in response.headers {
+            lines.append("< \(name): \(HTTPRedaction.redact(headerName: name, value: value))")
+        }
+        let body = HTTPRedaction.redact(body: response.body, contentType: response.header("Content-Type"))
+        if !body.isEmpty { lines.append("< " + body) }
+        return lines.joined(separator: "\n")
+    }
+}

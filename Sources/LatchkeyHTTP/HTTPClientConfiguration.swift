@@ -1,0 +1,60 @@
+import Glibc
+
+extension HTTPClient {
+    /// How an `HTTPClient` connects: trust anchors, timeouts, proxy, limits and logging.
+    public struct Configuration: Sendable {
+        /// PEM CA bundle used to verify servers; nil means "none found" and every https request fails.
+        public var caFile: String?
+        /// Seconds allowed for the TCP connect (also bounded by the request's overall timeout).
+        public var connectTimeout: Double
+        /// Proxy for `https://` requests; nil connects directly.
+        public var proxy: ProxySettings?
+        /// Response size limits.
+        public var limits: HTTPResponseParser.Limits
+        /// The `User-Agent` header.
+        public var userAgent: String
+        /// Verbose-mode log sink. Lines are already redacted (credentials, tokens, codes, secrets).
+        public var logger: (@Sendable (String) -> Void)?
+
+        /// Makes a configuration. Use `fromEnvironment` to honour the CA and proxy variables.
+        public init(caFile: String? = nil, connectTimeout: Double = 10, proxy: ProxySettings? = nil,
+                    limits: HTTPResponseParser.Limits = .init(), userAgent: String = "latchkey/0.1",
+                    logger: (@Sendable (String) -> Void)? = nil) {
+            self.caFile = caFile
+            self.connectTimeout = connectTimeout
+            self.proxy = proxy
+            self.limits = limits
+            self.userAgent = userAgent
+            self.logger = logger
+        }
+
+        /// A configuration from the environment: CA bundle via `resolveCAFile`, proxy via
+        /// `ProxySettings.fromEnvironment`.
+        public static func fromEnvironment(_ environment: [String: String], caFile explicit: String? = nil,
+                                           logger: (@Sendable (String) -> Void)? = nil) -> Configuration {
+            Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment),
+                          proxy: ProxySettings.fromEnvironment(environment), logger: logger)
+        }
+    }
+
+    /// Well-known system CA bundle locations (Debian/Ubuntu, Fedora/RHEL, Alpine/macOS-style, SUSE, Android-less
+    /// embedded roots), tried in order.
+    public static let systemCABundlePaths = [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+        "/etc/ssl/cert.pem",
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+        "/etc/ssl/ca-bundle.pem",
+        "/usr/local/share/certs/ca-root-nss.crt",
+    ]
+
+    /// The CA bundle to use: `explicit` (`--ca-file`), then `LATCHKEY_CA_FILE`, then `SSL_CERT_FILE`, then the
+    /// first readable system bundle. An explicit or environment path is returned even if unreadable, so the
+    /// user gets an error about the file they named rather than a silent fallback.
+    public static func resolveCAFile(explicit: String?, environment: [String: String]) -> String? {
+        for candidate in [explicit, environment["LATCHKEY_CA_FILE"], environment["SSL_CERT_FILE"]] {
+            if let candidate, !candidate.isEmpty { return candidate }
+        }
+        return systemCABundlePaths.first { access($0, R_OK) == 0 }
+    }
+}

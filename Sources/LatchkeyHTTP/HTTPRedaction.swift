@@ -1,0 +1,111 @@
+/// Redaction of secrets for verbose logs: credentials in headers, and token/code/secret parameters in
+/// form bodies, query strings and JSON bodies. The CLI reuses these for its own `--verbose` output.
+public enum HTTPRedaction {
+    /// What replaces a secret value.
+    public static let marker = "[REDACTED]"
+
+    /// Parameter and JSON member names whose values are secrets (compared case-insensitively).
+    public static let sensitiveNames: Set<String> = [
+        "access_token", "refresh_token", "id_token", "code", "code_verifier", "client_secret",
+        "device_code", "password", "token", "client_assertion", "assertion", "subject_token",
+    ]
+
+    /// Header names whose values carry credentials.
+    public static let sensitiveHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop",
+    ]
+
+    /// Whether `name` is a secret-bearing parameter or member name.
+    public static func isSensitive(name: String) -> Bool {
+        sensitiveNames.contains(name.lowercased())
+    }
+
+    /// The header value to log: credentials replaced, keeping an auth scheme (`Bearer [REDACTED]`).
+    public static func redact(headerName: String, value: String) -> String {
+        guard sensitiveHeaders.contains(headerName.lowercased()) else { return value }
+        let lower = headerName.lowercased()
+        if lower == "authorization" || lower == "proxy-authorization",
+           let space = value.firstIndex(of: " ") {
+            return String(value[..<space]) + " " + marker
+        }
+        return marker
+    }
+
+    /// A form body or query string with sensitive values replaced; other pairs kept byte-for-byte.
+    public static func redact(form: String) -> String {
+        form.split(separator: "&", omittingEmptySubsequences: false).map { segment -> String in
+            guard let eq = segment.firstIndex(of: "=") else { return String(segment) }
+            let name = FormURLEncoding.decodeComponent(segment[..<eq])
+            return isSensitive(name: name) ? String(segment[..<eq]) + "=" + marker : String(segment)
+        }.joined(separator: "&")
+    }
+
+    /// A JSON text with the string values of sensitive members replaced. A lexical scan (no full parse):
+    /// it must work on malformed or truncated bodies too, and must never throw.
+    public static func redact(json: String) -> String {
+        let bytes = Array(json.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        var lastString: String? = nil   // the most recent string token, a candidate member name
+        var redactNextValue = false
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") {
+                let end = stringEnd(bytes, from: i)
+                if redactNextValue {
+                    out.append(contentsOf: Array("\"\(marker)\"".utf8))
+                    redactNextValue = false
+                    lastString = nil
+                } else {
+                    out.append(contentsOf: bytes[i..<end])
+                    lastString = String(decoding: bytes[(i + 1)..<max(i + 1, end - 1)], as: UTF8.self)
+                }
+                i = end
+                continue
+            }
+            if c == UInt8(ascii: ":") {
+                redactNextValue = lastString.map(isSensitive(name:)) ?? false
+                lastString = nil
+            } else if c != 0x20, c != 0x09, c != 0x0A, c != 0x0D {
+                // A non-string value (number, object, …) after a sensitive name is left alone.
+                redactNextValue = false
+                lastString = nil
+            }
+            out.append(c)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A body rendered for logs according to its media type: form and JSON redacted, anything else
+    /// summarised by length (it could hold anything).
+    public static func redact(body: [UInt8], contentType: String?) -> String {
+        if body.isEmpty { return "" }
+        let media = contentType?.split(separator: ";").first.map { $0.lowercased().filter { $0 != " " } } ?? ""
+        let text = String(decoding: body, as: UTF8.self)
+        if media == "application/x-www-form-urlencoded" { return redact(form: text) }
+        if media == "application/json" || media.hasSuffix("+json") { return redact(json: text) }
+        if media.hasPrefix("text/") { return redact(json: redact(form: text)) }
+        return "<\(body.count) bytes of \(media.isEmpty ? "unknown type" : media)>"
+    }
+
+    /// A URL with sensitive query parameters replaced (redirect URLs carry `code`).
+    public static func redact(url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        let fragment = url[q...].firstIndex(of: "#")
+        let query = url[url.index(after: q)..<(fragment ?? url.endIndex)]
+        return String(url[...q]) + redact(form: String(query)) + (fragment.map { String(url[$0...]) } ?? "")
+    }
+
+    /// Index just past the closing quote of the JSON string starting at `start` (or the end of input).
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var j = start + 1
+        while j < bytes.count {
+            if bytes[j] == UInt8(ascii: "\\") { j += 2; continue }
+            if bytes[j] == UInt8(ascii: "\"") { return j + 1 }
+            j += 1
+        }
+        return bytes.count
+    }
+}

@@ -1,2 +1,0 @@
-/// Marker for the HTTP layer; the client and listener live beside this file.
-public enum LatchkeyHTTPModule {}
