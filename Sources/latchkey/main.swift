@@ -1,2 +1,5 @@
-import LatchkeyCrypto
-print("latchkey 0.1.0 (mbedTLS \(MbedTLSInfo.version))")
+import Glibc
+
+// Kept minimal: the `token` hot path must start in about a millisecond (docs/performance.md).
+let status = await LatchkeyCLI.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process)
+exit(status)

@@ -1,0 +1,151 @@
+/// Every command and option of the contract (docs/cli.md), with the help text `--help` prints.
+/// Kept as data so the parser, the help and the tests read one source.
+enum CommandCatalog {
+    /// Options valid before or after any command.
+    static let globalOptions: [OptionSpec] = [
+        .value("profile", "NAME", help: "profile to act on", default: "default", env: ["LATCHKEY_PROFILE"]),
+        .value("state-dir", "DIR", help: "where profiles, keys, token files and locks live",
+               default: "$STATE_DIRECTORY, else $XDG_STATE_HOME/latchkey, else ~/.local/state/latchkey",
+               env: ["LATCHKEY_STATE_DIR"]),
+        .value("ca-file", "FILE", help: "PEM bundle of trusted CAs",
+               default: "the first usual system bundle that exists", env: ["LATCHKEY_CA_FILE", "SSL_CERT_FILE"]),
+        .flag("json", help: "machine-readable output on stdout", default: "off"),
+        .flag("verbose", ["-v", "--verbose"], help: "log each HTTP exchange to stderr, secrets redacted", default: "off"),
+        .flag("quiet", ["-q", "--quiet"], help: "only errors on stderr", default: "off"),
+        .flag("help", ["-h", "--help"], help: "show help for the tool or the command"),
+        .flag("version", help: "print the version of latchkey and mbedTLS"),
+    ]
+
+    static let passphraseFile = OptionSpec.value(
+        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE",
+        default: "prompt on a TTY", env: ["LATCHKEY_PASSPHRASE"])
+    static let clientSecretFile = OptionSpec.value(
+        "client-secret-file", "FILE", help: "read the client secret (confidential clients) from FILE",
+        default: "none", env: ["LATCHKEY_CLIENT_SECRET"])
+
+    static let login = CommandSpec(
+        name: "login", aliases: [], summary: "sign in and save the profile",
+        details: """
+        Signs in with the device flow (default), a loopback browser redirect, or by pasting the
+        redirected URL. --issuer and --client-id are required on a profile's first login and then
+        remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
+        empty unless --json, which prints JSON Lines events.
+        """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [
+            .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
+            .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
+            .value("scope", "SCOPES", help: "space-separated scopes to request", default: "openid offline_access"),
+            .value("flow", "device|browser|paste", help: "how to sign in", default: "device"),
+            .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
+                   default: "http://127.0.0.1:<ephemeral port>/callback"),
+            .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
+                   default: "auto"),
+            clientSecretFile,
+            .value("auth-method", "none|client_secret_basic|client_secret_post",
+                   help: "client authentication at the token endpoint",
+                   default: "none, or client_secret_basic when a secret is given"),
+            .value("device-authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("token-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("revocation-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
+            .value("key-source", "machine|passphrase|credential|file:PATH",
+                   help: "how the token file is encrypted; fixed at first login", default: "machine"),
+            passphraseFile,
+            .flag("qr", help: "draw a QR code of the verification URL", default: "on when stderr is a TTY"),
+            .flag("no-qr", help: "do not draw the QR code"),
+            .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
+            .flag("open", help: "try xdg-open on the URL", default: "off"),
+        ])
+
+    static let token = CommandSpec(
+        name: "token", aliases: [], summary: "print a valid access token",
+        details: """
+        Prints a valid access token, refreshing first when it expires within --min-ttl seconds.
+        With a valid cached token it does not touch the network.
+        """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [
+            .value("format", "bare|header|json|exec-credential", help: "output format", default: "bare"),
+            .value("min-ttl", "SECONDS", help: "refresh when the token expires within SECONDS", default: "60"),
+            .flag("force-refresh", help: "refresh even when the token is still valid", default: "off"),
+            clientSecretFile,
+            passphraseFile,
+        ])
+
+    static let idToken = CommandSpec(
+        name: "id-token", aliases: [], summary: "print the stored, verified ID token",
+        details: "Prints the stored ID token, which was verified when it was received.",
+        argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
+
+    static let claims = CommandSpec(
+        name: "claims", aliases: ["whoami"], summary: "print the verified ID token's claims as JSON",
+        details: "Prints the claims of the stored, verified ID token as one JSON object.",
+        argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
+
+    static let status = CommandSpec(
+        name: "status", aliases: [], summary: "show the profile's sign-in state",
+        details: """
+        Shows the profile, issuer, client_id, subject, access-token expiry, whether a refresh token
+        is held, the key source and the file paths. --json prints the same as one object.
+        Exits 3 when not signed in.
+        """,
+        argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
+
+    static let refresh = CommandSpec(
+        name: "refresh", aliases: [], summary: "refresh the tokens now",
+        details: """
+        Refreshes now. When the server rejects the refresh token the local tokens are cleared and
+        the exit code is 3: run 'latchkey login' again.
+        """,
+        argumentsUsage: "", maxPositionals: 0, options: [clientSecretFile, passphraseFile])
+
+    static let logout = CommandSpec(
+        name: "logout", aliases: [], summary: "revoke the tokens and delete the local token file",
+        details: """
+        Revokes the refresh token, then the access token (RFC 7009), and deletes the local token
+        file. The file is deleted even when revocation fails (with a warning). The profile's
+        settings are kept.
+        """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [.flag("no-revoke", help: "skip revocation; only delete the local file", default: "off"),
+                  clientSecretFile, passphraseFile])
+
+    static let verify = CommandSpec(
+        name: "verify", aliases: [], summary: "verify a compact JWS/JWT",
+        details: """
+        Verifies TOKEN (or the token read from stdin with '-' or no argument) and prints
+        {"header":{…},"claims":{…}}. Exits 8 with the reason when verification fails.
+        Keys come from --jwks, or from the jwks_uri discovered from --issuer; with both, --issuer
+        is also checked against the iss claim.
+        """,
+        argumentsUsage: "[TOKEN|-]", maxPositionals: 1,
+        options: [
+            .value("jwks", "FILE|URL", help: "the JSON Web Key Set to verify against"),
+            .value("issuer", "URL", help: "discover the jwks_uri from this issuer; require iss to equal it"),
+            .value("audience", "AUD", help: "require aud to contain AUD", default: "not checked"),
+            .value("alg", "ALG[,ALG…]", help: "allowed algorithms, e.g. RS256,ES256",
+                   default: "RS256..512, PS256..512, ES256..512"),
+            .value("leeway", "SECONDS", help: "clock leeway for exp, nbf and iat", default: "60"),
+            .value("at", "TIME", help: "check time claims as of TIME (RFC 3339 or epoch seconds)", default: "now"),
+            .flag("no-time-check", help: "skip exp, nbf and iat checks", default: "off"),
+        ])
+
+    static let discover = CommandSpec(
+        name: "discover", aliases: [], summary: "print an issuer's validated metadata",
+        details: """
+        Fetches OIDC Discovery (falling back to RFC 8414), checks that its issuer equals --issuer
+        exactly, and prints the metadata as JSON.
+        """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [.value("issuer", "URL", help: "the issuer to discover (required)")])
+
+    static let profiles = CommandSpec(
+        name: "profiles", aliases: [], summary: "list the profiles",
+        details: "Lists the profiles with issuer, subject and expiry; --json prints an array.",
+        argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
+
+    /// All commands in the order help lists them.
+    static let all: [CommandSpec] = [login, token, idToken, claims, status, refresh, logout, verify, discover, profiles]
+}

@@ -1,0 +1,25 @@
+/// One command of the tool: its name, aliases, options, positional arguments and help text.
+struct CommandSpec: Sendable {
+    /// The name typed on the command line, e.g. `token`.
+    let name: String
+    /// Other names accepted for the same command (`whoami` for `claims`).
+    let aliases: [String]
+    /// One line for the tool's command list.
+    let summary: String
+    /// A longer description for the command's own help; may span lines.
+    let details: String
+    /// The positional arguments as shown in the usage line, e.g. `[TOKEN|-]`; empty when none.
+    let argumentsUsage: String
+    /// How many positional arguments are accepted at most.
+    let maxPositionals: Int
+    /// The command's own options (the global options are always accepted as well).
+    let options: [OptionSpec]
+
+    /// The option spelled `name` (e.g. `--format` or `-v`), or nil.
+    func option(named name: String) -> OptionSpec? {
+        options.first { $0.names.contains(name) }
+    }
+
+    /// True when `word` names this command or one of its aliases.
+    func isNamed(_ word: String) -> Bool { name == word || aliases.contains(word) }
+}

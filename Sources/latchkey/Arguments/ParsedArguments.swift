@@ -1,0 +1,62 @@
+/// The command line after parsing: which command, which options with which values, and the
+/// positional arguments. Values are still text; commands convert them with the typed accessors,
+/// which throw `UsageError` (exit code 2) for bad values.
+struct ParsedArguments: Sendable {
+    /// The command, or nil when none was given (then `--help`/`--version` or the tool's help).
+    var command: CommandSpec?
+    /// Option values by key; the last occurrence wins. Flags map to `""`.
+    var values: [String: String] = [:]
+    /// Order in which keys were last seen, so `--qr --no-qr` resolves to the later one.
+    var sequence: [String: Int] = [:]
+    /// Positional arguments in order (after `--` everything is positional).
+    var positionals: [String] = []
+
+    /// True when the flag or option `key` was given.
+    func has(_ key: String) -> Bool { values[key] != nil }
+
+    /// The text value of `key`, or nil.
+    func string(_ key: String) -> String? { values[key] }
+
+    /// True when `key` was given after `other` (or `other` was not given at all).
+    func isLater(_ key: String, than other: String) -> Bool {
+        guard let a = sequence[key] else { return false }
+        guard let b = sequence[other] else { return true }
+        return a > b
+    }
+
+    /// The value of `key` as a non-negative integer, or `fallback` when absent.
+    func nonNegativeInteger(_ key: String, default fallback: Int) throws(UsageError) -> Int {
+        guard let text = values[key] else { return fallback }
+        guard let n = Int(text), n >= 0 else {
+            throw UsageError("--\(key) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.name)
+        }
+        return n
+    }
+
+    /// The value of `key` as a positive number of seconds, or nil when absent.
+    func positiveSeconds(_ key: String) throws(UsageError) -> Double? {
+        guard let text = values[key] else { return nil }
+        guard let n = Double(text), n > 0, n.isFinite else {
+            throw UsageError("--\(key) needs a positive number of seconds, got '\(text)'", command: command?.name)
+        }
+        return n
+    }
+
+    /// The value of `key`, which must be one of `choices`; `fallback` when absent.
+    func choice(_ key: String, _ choices: [String], default fallback: String) throws(UsageError) -> String {
+        guard let text = values[key] else { return fallback }
+        guard choices.contains(text) else {
+            throw UsageError("--\(key) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
+                             command: command?.name)
+        }
+        return text
+    }
+
+    /// The value of `key`, which the command cannot do without.
+    func required(_ key: String, why: String? = nil) throws(UsageError) -> String {
+        guard let text = values[key], !text.isEmpty else {
+            throw UsageError("--\(key) is required" + (why.map { " \($0)" } ?? ""), command: command?.name)
+        }
+        return text
+    }
+}
