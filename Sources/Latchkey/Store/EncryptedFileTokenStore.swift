@@ -1,0 +1,217 @@
+import Glibc
+import LatchkeyCrypto
+import Synchronization
+
+/// The default `TokenStore`: one AES-256-GCM file per profile, `<state-dir>/<profile>.tokens`
+/// (format in docs/token-file.md), with `<state-dir>/<profile>.lock` for the cross-process lock.
+///
+/// - Reads refuse symbolic links, files owned by another user and group/world-accessible modes.
+/// - Writes are atomic (temporary file, fsync, rename, fsync of the folder) and 0600.
+/// - A file that cannot be read for any reason throws and is never modified or replaced.
+public final class EncryptedFileTokenStore: TokenStore {
+    /// The folder holding the files.
+    public let stateDirectory: String
+    /// The profile name; also the file names' stem.
+    public let profile: String
+    /// Where the key comes from.
+    public let keySource: KeySource
+    /// `<state-dir>/<profile>.tokens`.
+    public var tokenFilePath: String { stateDirectory + "/" + profile + ".tokens" }
+    /// `<state-dir>/<profile>.lock`.
+    public var lockFilePath: String { stateDirectory + "/" + profile + ".lock" }
+    /// `<state-dir>/machine.key`, used by the `machine` key source.
+    public var machineKeyPath: String { stateDirectory + "/" + KeyMaterial.machineKeyFileName }
+
+    private let environment: [String: String]
+    private let passphrase: PassphraseProvider
+    /// Nil means a fresh `SecureRandom` per write; reads need no randomness, so the hot path
+    /// never seeds a DRBG.
+    private let injectedRandom: (any RandomSource)?
+    private let machineIDPath: String
+    private let lockTimeout: Double
+    /// The last passphrase-derived key and its parameters, so a save after a load (refresh)
+    /// neither asks for the passphrase again nor runs PBKDF2 again. HKDF keys are cheap and
+    /// re-derived with a fresh salt on every write.
+    private let passphraseKeyCache = Mutex<(TokenFileKeyDerivation, SecretBytes)?>(nil)
+
+    /// Makes a store. Nothing is touched on disk until the first call.
+    /// - Parameters:
+    ///   - stateDirectory: the state folder; see `defaultStateDirectory(environment:)`.
+    ///   - profile: the profile name: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with `.`.
+    ///   - keySource: fixed at the profile's first login.
+    ///   - environment: the process environment (`CREDENTIALS_DIRECTORY` for `.credential`).
+    ///   - passphrase: asked at most once, only for `.passphrase`.
+    ///   - random: salts, nonces and the machine key; nil for the system's `SecureRandom`.
+    ///   - machineIDPath: bound into the machine key's HKDF; tests point it elsewhere.
+    ///   - lockTimeout: how long `withLock` waits before failing with ETIMEDOUT.
+    public init(stateDirectory: String, profile: String, keySource: KeySource = .machine,
+                environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
+                random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
+                lockTimeout: Double = 120) {
+        self.stateDirectory = StateDirectory.trimmingTrailingSlashes(stateDirectory)
+        self.profile = profile
+        self.keySource = keySource
+        self.environment = environment
+        self.passphrase = passphrase
+        self.injectedRandom = random
+        self.machineIDPath = machineIDPath
+        self.lockTimeout = lockTimeout
+    }
+
+    /// The default state folder: `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/latchkey`,
+    /// else `~/.local/state/latchkey`. (`--state-dir`/`LATCHKEY_STATE_DIR` are the CLI's to apply.)
+    public static func defaultStateDirectory(environment: [String: String]) -> String {
+        StateDirectory.defaultPath(environment: environment)
+    }
+
+    /// True when `name` can be a profile name (and so a file name stem).
+    public static func isValidProfileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
+        return bytes.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    // MARK: - TokenStore
+
+    /// Reads and decrypts the session; nil when there is no token file.
+    public func load() throws -> StoredSession? {
+        try loadTyped()
+    }
+
+    /// Encrypts and atomically replaces the token file.
+    public func save(_ session: StoredSession) throws {
+        try saveTyped(session)
+    }
+
+    /// Removes the token file (not the lock, which other processes may hold, nor the key).
+    public func delete() throws {
+        try validateProfile()
+        if unlink(tokenFilePath) != 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw TokenStoreError.io(path: tokenFilePath, operation: "delete", errno: code)
+        }
+        passphraseKeyCache.withLock { $0 = nil }
+        try AtomicFileWriter.syncDirectory(stateDirectory)
+    }
+
+    /// Holds `flock(LOCK_EX)` on `<profile>.lock` while `body` runs, released when it returns
+    /// or throws. Waiting does not block a thread and honours task cancellation.
+    public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try validateProfile()
+        try StateDirectory.ensure(stateDirectory)
+        let lock = try await FileLock.acquire(path: lockFilePath, timeout: lockTimeout)
+        defer { lock.release() }
+        return try await body()
+    }
+
+    // MARK: - Typed implementations
+
+    /// `load()` with the error type spelled out.
+    public func loadTyped() throws(TokenStoreError) -> StoredSession? {
+        try validateProfile()
+        let path = tokenFilePath
+        guard let bytes = try SecureFileReader.read(
+            path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
+            tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
+        else { return nil }
+        let file = try TokenFile.decode(bytes, path: path)
+        guard file.keySource == keySource.kind else {
+            throw .keySourceMismatch(path: path, file: file.keySource.description, configured: keySource.kind.description)
+        }
+        guard file.profile == profile else {
+            throw .profileMismatch(path: path, expected: profile, found: file.profile)
+        }
+        let key = try fileKey(for: file.keyDerivation, creatingMachineKey: false, random: nil)
+        let session = try file.open(fileKey: key, expectedProfile: profile, path: path)
+        return session
+    }
+
+    /// `save(_:)` with the error type spelled out.
+    public func saveTyped(_ session: StoredSession) throws(TokenStoreError) {
+        try validateProfile()
+        guard session.profile == profile else {
+            throw .profileMismatch(path: tokenFilePath, expected: profile, found: session.profile)
+        }
+        try StateDirectory.ensure(stateDirectory)
+        let random = try randomSource()
+        let derivation: TokenFileKeyDerivation
+        let key: SecretBytes
+        if keySource == .passphrase, let cached = passphraseKeyCache.withLock({ $0 }) {
+            (derivation, key) = cached
+        } else {
+            let salt = try randomBytes(TokenFileKeyDerivation.saltByteCount, from: random)
+            derivation = keySource == .passphrase
+                ? .pbkdf2SHA256(iterations: TokenFileKeyDerivation.minimumIterations, salt: salt)
+                : .hkdfSHA256(salt: salt)
+            key = try fileKey(for: derivation, creatingMachineKey: true, random: random)
+        }
+        let nonce = try randomBytes(TokenFile.nonceByteCount, from: random)
+        let file = try TokenFile.seal(session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce, fileKey: key)
+        try AtomicFileWriter.write(file.encoded(), to: tokenFilePath, directory: stateDirectory,
+                                   fileName: profile + ".tokens", random: random)
+    }
+
+    // MARK: - Keys
+
+    /// The file key for `derivation`; `random` is only needed (and only given) when writing,
+    /// where a missing machine key is created.
+    private func fileKey(for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
+                         random: (any RandomSource)?) throws(TokenStoreError) -> SecretBytes {
+        switch (keySource, derivation) {
+        case let (.passphrase, .pbkdf2SHA256(iterations, salt)):
+            if let cached = passphraseKeyCache.withLock({ $0 }), cached.0 == derivation { return cached.1 }
+            let secret: SecretBytes?
+            do { secret = try passphrase() } catch {
+                throw .keyUnavailable("cannot read the passphrase: \(error)")
+            }
+            guard let secret, secret.count > 0 else { throw .passphraseRequired }
+            let key = try KeyMaterial.pbkdf2FileKey(passphrase: secret, salt: salt, iterations: iterations)
+            passphraseKeyCache.withLock { $0 = (derivation, key) }
+            return key
+        case let (.machine, .hkdfSHA256(salt)):
+            guard let material = try KeyMaterial.machineKey(directory: stateDirectory, random: creatingMachineKey ? random : nil) else {
+                throw .keyUnavailable("machine key \(machineKeyPath) does not exist (was the state directory copied without it?)")
+            }
+            return try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: KeyMaterial.machineID(path: machineIDPath))
+        case let (.credential, .hkdfSHA256(salt)):
+            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
+                throw .keyUnavailable("CREDENTIALS_DIRECTORY is not set; the credential key source needs systemd LoadCredential=\(KeyMaterial.credentialFileName):… or LoadCredentialEncrypted=")
+            }
+            let path = directory + "/" + KeyMaterial.credentialFileName
+            guard let material = try KeyMaterial.readKeyFile(path: path, policy: .systemdCredential, followSymlinks: false) else {
+                throw .keyUnavailable("credential \(path) does not exist")
+            }
+            return try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: [])
+        case let (.file(path), .hkdfSHA256(salt)):
+            // An explicit path may be a symlink the admin chose; the target is still checked.
+            guard let material = try KeyMaterial.readKeyFile(path: path, policy: .ownerOnly, followSymlinks: true) else {
+                throw .keyUnavailable("key file \(path) does not exist")
+            }
+            return try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: [])
+        default:
+            // decode() ties the KDF to the key source, so this is a file that lies about itself.
+            throw .corrupt(path: tokenFilePath, reason: "key derivation does not match the key source")
+        }
+    }
+
+    private func randomSource() throws(TokenStoreError) -> any RandomSource {
+        if let injectedRandom { return injectedRandom }
+        do { return try SecureRandom() } catch {
+            throw .keyUnavailable("the system random source failed: \(error)")
+        }
+    }
+
+    private func randomBytes(_ count: Int, from random: any RandomSource) throws(TokenStoreError) -> [UInt8] {
+        let bytes = random.bytes(count)
+        guard bytes.count == count else { throw .keyUnavailable("the random source returned \(bytes.count) of \(count) bytes") }
+        return bytes
+    }
+
+    private func validateProfile() throws(TokenStoreError) {
+        guard Self.isValidProfileName(profile) else { throw .invalidProfileName(profile) }
+    }
+}

@@ -1,0 +1,66 @@
+import Glibc
+
+/// The folder holding token files, keys and locks (cli.md "Files").
+enum StateDirectory {
+    /// `$STATE_DIRECTORY` (systemd `StateDirectory=`; the first entry when it lists several),
+    /// else `$XDG_STATE_HOME/latchkey` (only when absolute, as the XDG spec requires),
+    /// else `~/.local/state/latchkey`, with `~` from `$HOME` or the password database.
+    static func defaultPath(environment: [String: String]) -> String {
+        if let value = environment["STATE_DIRECTORY"], !value.isEmpty {
+            let first = value.split(separator: ":", omittingEmptySubsequences: true).first.map(String.init) ?? value
+            if !first.isEmpty { return first }
+        }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+            return trimmingTrailingSlashes(xdg) + "/latchkey"
+        }
+        return trimmingTrailingSlashes(homeDirectory(environment: environment)) + "/.local/state/latchkey"
+    }
+
+    /// `$HOME`, else the effective user's home from the password database, else `/`.
+    static func homeDirectory(environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir {
+            let home = String(cString: dir)
+            if !home.isEmpty { return home }
+        }
+        return "/"
+    }
+
+    /// Creates `path` (and missing parents) with mode 0700, then checks that it is a directory
+    /// owned by the effective user that nobody else can write to, since whoever can write the
+    /// folder can swap files in it.
+    static func ensure(_ path: String) throws(TokenStoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw .io(path: prefix, operation: "create directory", errno: errno)
+            }
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            // A symlinked state dir (an admin's choice) is fine if its target passes the checks.
+            guard info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                throw .unsafePermissions(path: path, reason: "not a directory")
+            }
+            return try checkDirectory(info, path: path)
+        }
+        try checkDirectory(info, path: path)
+    }
+
+    /// Owner is the effective user and group/others cannot write.
+    static func checkDirectory(_ info: stat, path: String) throws(TokenStoreError) {
+        let me = geteuid()
+        guard info.st_uid == me else { throw .wrongOwner(path: path, owner: info.st_uid, expected: me) }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unsafePermissions(path: path, reason: "directory mode \(FileOwnershipPolicy.octal(info.st_mode)) lets group or others write to it (expected 0700)")
+        }
+    }
+
+    static func trimmingTrailingSlashes(_ path: String) -> String {
+        var result = Substring(path)
+        while result.count > 1 && result.hasSuffix("/") { result = result.dropLast() }
+        return String(result)
+    }
+}
