@@ -18,6 +18,11 @@ final class SocketConnection {
         self.timeoutSeconds = timeoutSeconds
     }
 
+    /// Wraps an already-connected non-blocking socket (an accepted loopback connection).
+    convenience init(adopting fd: Int32, cancellation: CancellationFlag, deadline: Deadline, timeoutSeconds: Double) {
+        self.init(fd: fd, cancellation: cancellation, deadline: deadline, timeoutSeconds: timeoutSeconds)
+    }
+
     deinit { close() }
 
     /// Closes the socket (idempotent).

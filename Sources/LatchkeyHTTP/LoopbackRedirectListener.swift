@@ -1,0 +1,143 @@
+import Glibc
+import Synchronization
+
+/// Receives the authorization response of a loopback redirect (RFC 8252 §7.3): listens on 127.0.0.1 on
+/// an ephemeral (or given) port, accepts the single `GET <path>?…`, answers a page saying the window can
+/// be closed, answers 404 to anything else (the browser's favicon request, say), and closes.
+///
+/// The page echoes nothing from the request, and is sent with `no-store` and `no-referrer`, so the code
+/// in the URL is not cached or leaked onward.
+public final class LoopbackRedirectListener: Sendable {
+    /// The bound port, to build the redirect URI.
+    public let port: UInt16
+    private let socketFD: Mutex<Int32>
+
+    /// Binds 127.0.0.1:`port` (0 picks a free ephemeral port) and starts listening.
+    public init(port: UInt16 = 0) throws(HTTPError) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .connectFailed(host: "127.0.0.1", port: Int(port), reason: errnoText()) }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            let reason = errnoText()
+            _ = Glibc.close(fd)
+            throw .connectFailed(host: "127.0.0.1", port: Int(port), reason: "cannot listen: \(reason)")
+        }
+        var actual = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        self.port = UInt16(bigEndian: actual.sin_port)
+        self.socketFD = Mutex(fd)
+    }
+
+    deinit { close() }
+
+    /// `http://127.0.0.1:<port><path>`, the redirect URI to register and send.
+    public func redirectURI(path: String = "/callback") -> String {
+        "http://127.0.0.1:\(port)\(path)"
+    }
+
+    /// Stops listening (idempotent; `waitForRedirect` calls it when done).
+    public func close() {
+        socketFD.withLock { fd in
+            if fd >= 0 { _ = Glibc.close(fd); fd = -1 }
+        }
+    }
+
+    /// Waits for `GET <path>?query` and returns the query's parameters in order; strays get 404 and are
+    /// ignored. Throws `.timedOut` after `timeout` seconds and `.cancelled` if the task is cancelled.
+    public func waitForRedirect(path: String = "/callback", timeout: Double) async throws -> [(String, String)] {
+        let fd = socketFD.withLock { $0 }
+        guard fd >= 0 else { throw HTTPError.ioFailure(reason: "listener already closed") }
+        let flag = CancellationFlag()
+        let deadline = Deadline(secondsFromNow: timeout)
+        defer { close() }
+        let query: String = try await withTaskCancellationHandler {
+            try await DedicatedThread.run { () throws(HTTPError) -> String in
+                try Self.acceptLoop(listenFD: fd, path: path, deadline: deadline, timeout: timeout, cancellation: flag)
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+        return FormURLEncoding.decode(query)
+    }
+
+    private static func acceptLoop(listenFD: Int32, path: String, deadline: Deadline, timeout: Double,
+                                   cancellation: CancellationFlag) throws(HTTPError) -> String {
+        while true {
+            if cancellation.isCancelled { throw .cancelled }
+            let remaining = deadline.remainingMilliseconds
+            if remaining == 0 { throw .timedOut(after: timeout) }
+            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&pfd, 1, min(remaining, 100))
+            if rc < 0 && errno != EINTR { throw .ioFailure(reason: "poll: \(errnoText())") }
+            if rc <= 0 { continue }
+            let client = accept(listenFD, nil, nil)
+            if client < 0 { continue }
+            // Linux does not pass O_NONBLOCK on to accepted sockets; every wait must stay bounded.
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            // Each browser connection gets at most 5 s (and never past the overall deadline) to send its request.
+            let connection = SocketConnection(adopting: client, cancellation: cancellation,
+                                              deadline: deadline.earlier(Deadline(secondsFromNow: 5)), timeoutSeconds: timeout)
+            if let query = try? handle(connection, path: path) { return query }
+            if cancellation.isCancelled { throw .cancelled }
+        }
+    }
+
+    /// Reads one request; answers it and returns its query if it is the redirect, nil otherwise.
+    private static func handle(_ connection: SocketConnection, path: String) throws(HTTPError) -> String? {
+        defer { connection.close() }
+        var head: [UInt8] = []
+        while !head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) && !head.ends(with: [0x0A, 0x0A]) {
+            let chunk = try connection.receive(max: 1024)
+            if chunk.isEmpty { return nil }
+            head += chunk
+            if head.count > 16 * 1024 { try? respond(connection, status: "431 Request Header Fields Too Large", page: nil); return nil }
+        }
+        let firstLine = head.prefix { $0 != 0x0D && $0 != 0x0A }
+        let parts = firstLine.split(separator: 0x20)
+        guard parts.count == 3, String(decoding: parts[0], as: UTF8.self) == "GET" else {
+            try? respond(connection, status: "405 Method Not Allowed", page: nil)
+            return nil
+        }
+        let target = String(decoding: parts[1], as: UTF8.self)
+        let requestPath = target.prefix { $0 != "?" && $0 != "#" }
+        guard requestPath == path else {
+            try? respond(connection, status: "404 Not Found", page: nil)
+            return nil
+        }
+        var query = ""
+        if let q = target.firstIndex(of: "?") {
+            query = String(target[target.index(after: q)...].prefix { $0 != "#" })
+        }
+        try? respond(connection, status: "200 OK", page: """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>Latchkey</title></head>
+            <body><p>Sign-in response received. You can close this window and return to the terminal.</p></body></html>
+            """)
+        return query
+    }
+
+    private static func respond(_ connection: SocketConnection, status: String, page: String?) throws(HTTPError) {
+        let body = Array((page ?? status).utf8)
+        let type = page == nil ? "text/plain" : "text/html"
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+            + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
+        try connection.sendAll(Array(head.utf8) + body)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Makes a throwaway PKI in $1 for the LatchkeyHTTP TLS tests:
+#   ca.pem/ca.key          test root CA
+#   other-ca.pem           an unrelated CA (the "wrong CA" case)
+#   localhost.pem/.key     valid server certificate for DNS:localhost
+#   wrong.pem/.key         valid, but for DNS:wrong.example
+#   expired.pem/.key       for DNS:localhost, validity 2020-01-01 .. 2020-12-31 (made with `openssl ca`)
+set -eu
+dir=$1
+cd "$dir"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=Latchkey Test CA" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key -out other-ca.pem -days 2 -subj "/CN=Other CA" 2>/dev/null
+printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost\n' > localhost.ext
+printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:wrong.example\n' > wrong.ext
+for name in localhost wrong expired; do
+    cn=localhost; [ "$name" = wrong ] && cn=wrong.example
+    openssl req -newkey rsa:2048 -nodes -keyout $name.key -out $name.csr -subj "/CN=$cn" 2>/dev/null
+done
+openssl x509 -req -in localhost.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile localhost.ext -out localhost.pem 2>/dev/null
+openssl x509 -req -in wrong.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile wrong.ext -out wrong.pem 2>/dev/null
+# openssl x509 cannot back-date in 3.0; `openssl ca` takes explicit start and end dates.
+mkdir -p cadb
+: > cadb/index.txt
+echo 1000 > cadb/serial
+cat > ca.cnf <<CNF
+[ ca ]
+default_ca = test
+[ test ]
+dir = $dir/cadb
+database = \$dir/index.txt
+serial = \$dir/serial
+new_certs_dir = \$dir
+certificate = $dir/ca.pem
+private_key = $dir/ca.key
+default_md = sha256
+policy = anything
+copy_extensions = none
+unique_subject = no
+[ anything ]
+commonName = supplied
+[ server ]
+basicConstraints = CA:FALSE
+keyUsage = digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost
+CNF
+openssl ca -batch -config ca.cnf -extensions server -startdate 20200101000000Z -enddate 20201231000000Z \
+    -in expired.csr -out expired.pem -notext 2>/dev/null
+test -s expired.pem
