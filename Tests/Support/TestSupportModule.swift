@@ -1,2 +1,0 @@
-/// Shared helpers for process-level tests (filled in by the harness work).
-public enum TestSupportModule {}
