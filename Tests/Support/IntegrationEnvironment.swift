@@ -32,7 +32,7 @@ public struct IntegrationEnvironment: Sendable {
     public let python: String, approveScript: String, browserScript: String
 
     /// Reads the variables; any missing one fails (CI) or skips (local) the calling test.
-    public static func load(_ env: [String: String] = ProcessEnvironment.current) throws -> IntegrationEnvironment {
+    public static func load(_ env: [String: String] = HostEnvironment.current) throws -> IntegrationEnvironment {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
         return IntegrationEnvironment(
             issuer: try v("ISSUER"), issuerShort: try v("ISSUER_SHORT"), issuerTLS: try v("ISSUER_TLS"),

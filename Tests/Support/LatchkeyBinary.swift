@@ -13,7 +13,7 @@ public enum LatchkeyBinary {
     ///
     /// Newest wins because each helper and CI build into their own scratch folder
     /// (`.build-NAME`); the one just built by the current `swift test` is the freshest.
-    public static func locate(environment: [String: String] = ProcessEnvironment.current,
+    public static func locate(environment: [String: String] = HostEnvironment.current,
                               root: String = PackagePaths.root()) throws(NotFound) -> String {
         if let explicit = environment["LATCHKEY_BIN"], !explicit.isEmpty {
             guard access(explicit, X_OK) == 0 else {

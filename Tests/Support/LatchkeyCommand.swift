@@ -13,7 +13,7 @@ public struct LatchkeyCommand: Sendable {
 
     /// Locates the binary (failing under CI, skipping locally when it is missing).
     public init(stateDirectory: String, extraEnvironment: [String: String] = [:]) throws {
-        let outer = ProcessEnvironment.current
+        let outer = HostEnvironment.current
         do {
             binary = try LatchkeyBinary.locate(environment: outer)
         } catch {

@@ -13,7 +13,7 @@ public struct RequirementMissing: Error, CustomStringConvertible, Sendable {
 public enum Requirement {
     /// Returns `value` when present; otherwise fails (CI) or skips (local) with `reason`.
     public static func requireOrSkip<T>(_ value: T?, _ reason: @autoclosure () -> String,
-                                        environment: [String: String] = ProcessEnvironment.current,
+                                        environment: [String: String] = HostEnvironment.current,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
         if let value { return value }
         try missing(reason(), environment: environment, sourceLocation: sourceLocation)
@@ -21,9 +21,9 @@ public enum Requirement {
 
     /// Fails (CI) or skips (local) unconditionally with `reason`.
     public static func missing(_ reason: String,
-                               environment: [String: String] = ProcessEnvironment.current,
+                               environment: [String: String] = HostEnvironment.current,
                                sourceLocation: SourceLocation = #_sourceLocation) throws -> Never {
-        if ProcessEnvironment.isCI(environment) {
+        if HostEnvironment.isCI(environment) {
             throw RequirementMissing(description: "required under CI=true: \(reason)")
         }
         try Test.cancel("skipped (not CI): \(reason)", sourceLocation: sourceLocation)
@@ -31,7 +31,7 @@ public enum Requirement {
 
     /// The environment variable `name`, non-empty; otherwise fails (CI) or skips (local).
     public static func environmentValue(_ name: String,
-                                        environment: [String: String] = ProcessEnvironment.current,
+                                        environment: [String: String] = HostEnvironment.current,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let value = environment[name].flatMap { $0.isEmpty ? nil : $0 }
         return try requireOrSkip(value, "\(name) is not set (start the harness with Tests/run-all.sh)",

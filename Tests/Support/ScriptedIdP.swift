@@ -22,7 +22,7 @@ public final class ScriptedIdP: Sendable {
     /// Starts the server with `scenario` and extra flags (e.g. `["--interval", "1"]`).
     /// Fails (CI) or skips (local) when python3 or the `cryptography` package is unavailable.
     public init(scenario: String, arguments: [String] = [],
-                environment: [String: String] = ProcessEnvironment.current) throws {
+                environment: [String: String] = HostEnvironment.current) throws {
         let script = PackagePaths.harness() + "/scripted_idp.py"
         let python = environment["LATCHKEY_IT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
         guard PackagePaths.exists(python) else {

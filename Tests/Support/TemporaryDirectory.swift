@@ -7,7 +7,7 @@ public struct TemporaryDirectory: Sendable {
 
     /// Creates `<tmp>/<prefix>XXXXXX`.
     public init(prefix: String = "latchkey-test-") throws(SpawnError) {
-        let base = ProcessEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = HostEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(base)/\(prefix)XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw SpawnError(code: errno, executable: "mkdtemp")

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Reading the test process's environment, and deciding whether this run is CI.
-public enum ProcessEnvironment {
+public enum HostEnvironment {
     /// A snapshot of the current process environment.
     public static var current: [String: String] {
         var result: [String: String] = [:]
