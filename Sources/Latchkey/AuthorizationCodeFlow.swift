@@ -1,0 +1,85 @@
+import FoundationEssentials
+import LatchkeyCrypto
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// Authorization code grant with PKCE S256 (RFC 6749 §4.1, RFC 7636) for native apps (RFC 8252):
+/// build the authorization URL, receive the redirect, check `state` and RFC 9207 `iss`, exchange the code.
+public struct AuthorizationCodeFlow: Sendable {
+    /// The token client (endpoints, client authentication).
+    public let client: TokenClient
+    let random: any RandomSource
+
+    /// Makes a flow.
+    public init(client: TokenClient, random: any RandomSource) {
+        self.client = client
+        self.random = random
+    }
+
+    /// One authorization request's secrets, kept until the redirect comes back.
+    public struct Request: Sendable {
+        /// The URL to open.
+        public let url: URL
+        /// The CSRF `state`.
+        public let state: String
+        /// The `nonce` bound into the ID token.
+        public let nonce: String
+        /// The PKCE pair.
+        public let pkce: PKCE
+        /// The `redirect_uri` sent.
+        public let redirectURI: String
+    }
+
+    /// Builds the authorization request for `redirectURI`.
+    public func makeRequest(redirectURI: String) throws(LatchkeyError) -> Request {
+        let endpoint = try EndpointExchange.endpointURL(client.metadata.authorizationEndpoint, name: "authorization_endpoint")
+        let pkce = PKCE(random: random)
+        let state = Base64URL.encode(random.bytes(16))
+        let nonce = Base64URL.encode(random.bytes(16))
+        var params: [(String, String)] = [
+            ("response_type", "code"), ("client_id", client.configuration.clientID), ("redirect_uri", redirectURI),
+        ]
+        if !client.configuration.scopes.isEmpty { params.append(("scope", client.configuration.scopeString)) }
+        params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
+        var text = endpoint.absoluteString
+        text += (endpoint.query == nil ? "?" : "&") + FormURLEncoding.encode(params)
+        guard let url = URL(string: text) else { throw .protocolViolation("cannot build the authorization URL") }
+        return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
+    }
+
+    /// Checks the redirect against `request` and returns the code (RFC 6749 §4.1.2, RFC 9207 §2.4).
+    public func code(from redirect: AuthorizationRedirect, for request: Request) throws(LatchkeyError) -> String {
+        switch redirect {
+        case .bareCode(let code):
+            return code
+        case .parameters(let pairs):
+            func value(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+            if let error = value("error") {
+                let description = value("error_description")
+                if error == "access_denied" { throw .denied(code: error, description: description) }
+                throw .oauth(.server(code: error, description: description, status: 302))
+            }
+            guard let state = value("state"), ConstantTime.equals(Array(state.utf8), Array(request.state.utf8)) else {
+                throw .protocolViolation("the redirect's state does not match the request (possible CSRF)")
+            }
+            if let iss = value("iss") {
+                guard iss == client.metadata.issuer else { throw .issuerMismatch(expected: client.metadata.issuer, got: iss) }
+            } else if client.metadata.authorizationResponseIssParameterSupported == true {
+                throw .protocolViolation("the redirect lacks the iss parameter the provider promises (RFC 9207)")
+            }
+            guard let code = value("code"), !code.isEmpty else { throw .protocolViolation("the redirect has no code") }
+            return code
+        }
+    }
+
+    /// Runs the whole flow: report the URL, wait for the redirect, check it, exchange the code.
+    public func run(receiver: any RedirectReceiver, timeout: Double? = nil,
+                    events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {
+        let request = try makeRequest(redirectURI: receiver.redirectURI)
+        events(.authorizationURL(request.url))
+        let redirect = try await receiver.receive(timeout: timeout)
+        let code = try code(from: redirect, for: request)
+        let response = try await client.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.pkce.verifier)
+        return (response, request.nonce)
+    }
+}

@@ -1,0 +1,126 @@
+import FoundationEssentials
+
+/// How the client proves its identity at the token endpoint (RFC 6749 §2.3).
+public enum ClientAuthMethod: String, Sendable, Codable, CaseIterable {
+    /// Public client: only `client_id` in the body (the default; device and CLI clients are public).
+    case none
+    /// `Authorization: Basic` with the form-encoded client_id and secret (RFC 6749 §2.3.1).
+    case clientSecretBasic = "client_secret_basic"
+    /// `client_id` and `client_secret` in the request body.
+    case clientSecretPost = "client_secret_post"
+}
+
+/// When to send a PKCE S256 challenge on the *device* authorization request (the code flow always does).
+public enum PKCEMode: String, Sendable, Codable, CaseIterable {
+    /// Send S256 when the metadata lists it in `code_challenge_methods_supported` (Keycloak may require it).
+    case auto
+    /// Always send S256.
+    case always
+    /// Never send PKCE on the device request.
+    case never
+}
+
+/// Endpoints that replace (or fill in) what discovery returns, for providers whose metadata lacks them.
+public struct EndpointOverrides: Sendable, Codable, Equatable {
+    /// RFC 8628 device authorization endpoint.
+    public var deviceAuthorization: String?
+    /// Token endpoint.
+    public var token: String?
+    /// Authorization endpoint (code flow).
+    public var authorization: String?
+    /// RFC 7009 revocation endpoint.
+    public var revocation: String?
+    /// JWKS URL for ID-token signatures.
+    public var jwksURI: String?
+
+    /// Makes overrides; nil leaves the discovered value.
+    public init(deviceAuthorization: String? = nil, token: String? = nil, authorization: String? = nil,
+                revocation: String? = nil, jwksURI: String? = nil) {
+        self.deviceAuthorization = deviceAuthorization
+        self.token = token
+        self.authorization = authorization
+        self.revocation = revocation
+        self.jwksURI = jwksURI
+    }
+
+    /// True when no endpoint is overridden.
+    public var isEmpty: Bool {
+        deviceAuthorization == nil && token == nil && authorization == nil && revocation == nil && jwksURI == nil
+    }
+
+    /// `metadata` with every set override applied.
+    public func applied(to metadata: ProviderMetadata) -> ProviderMetadata {
+        var m = metadata
+        if let deviceAuthorization { m.deviceAuthorizationEndpoint = deviceAuthorization }
+        if let token { m.tokenEndpoint = token }
+        if let authorization { m.authorizationEndpoint = authorization }
+        if let revocation { m.revocationEndpoint = revocation }
+        if let jwksURI { m.jwksURI = jwksURI }
+        return m
+    }
+}
+
+/// Everything that identifies a client at one issuer. Holds no secret: a client secret is passed
+/// at run time (from a file or the environment), so this value can be written to the profile file.
+public struct ClientConfiguration: Sendable, Codable, Equatable {
+    /// The issuer identifier, compared exactly with the discovered `issuer`.
+    public var issuer: String
+    /// The OAuth `client_id`.
+    public var clientID: String
+    /// Requested scopes.
+    public var scopes: [String]
+    /// Token-endpoint client authentication.
+    public var authMethod: ClientAuthMethod
+    /// Fixed redirect URI for the code flow; nil means `http://127.0.0.1:<ephemeral>/callback`.
+    public var redirectURI: String?
+    /// PKCE on the device authorization request.
+    public var pkce: PKCEMode
+    /// Endpoint overrides applied after discovery.
+    public var endpoints: EndpointOverrides
+    /// Accepted ID-token algorithms (JWS `alg` names); nil means every asymmetric algorithm we support.
+    /// Always further limited to what discovery advertises.
+    public var allowedAlgorithms: [String]?
+    /// Clock leeway, in seconds, for `exp`/`iat`.
+    public var leeway: Double
+
+    /// The scopes used when none are given.
+    public static let defaultScopes = ["openid", "offline_access"]
+
+    /// Makes a configuration with safe defaults (public client, PKCE auto, 60 s leeway).
+    public init(issuer: String, clientID: String, scopes: [String] = ClientConfiguration.defaultScopes,
+                authMethod: ClientAuthMethod = .none, redirectURI: String? = nil, pkce: PKCEMode = .auto,
+                endpoints: EndpointOverrides = EndpointOverrides(), allowedAlgorithms: [String]? = nil,
+                leeway: Double = 60) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.scopes = scopes
+        self.authMethod = authMethod
+        self.redirectURI = redirectURI
+        self.pkce = pkce
+        self.endpoints = endpoints
+        self.allowedAlgorithms = allowedAlgorithms
+        self.leeway = leeway
+    }
+
+    /// The scopes as the space-separated `scope` parameter.
+    public var scopeString: String { scopes.joined(separator: " ") }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, clientID = "client_id", scopes, authMethod = "auth_method", redirectURI = "redirect_uri"
+        case pkce, endpoints, allowedAlgorithms = "allowed_algorithms", leeway
+    }
+
+    /// Decodes, filling defaults for members older profile files lack.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        issuer = try c.decode(String.self, forKey: .issuer)
+        clientID = try c.decode(String.self, forKey: .clientID)
+        scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? ClientConfiguration.defaultScopes
+        authMethod = try c.decodeIfPresent(ClientAuthMethod.self, forKey: .authMethod) ?? .none
+        redirectURI = try c.decodeIfPresent(String.self, forKey: .redirectURI)
+        pkce = try c.decodeIfPresent(PKCEMode.self, forKey: .pkce) ?? .auto
+        endpoints = try c.decodeIfPresent(EndpointOverrides.self, forKey: .endpoints) ?? EndpointOverrides()
+        allowedAlgorithms = try c.decodeIfPresent([String].self, forKey: .allowedAlgorithms)
+        leeway = try c.decodeIfPresent(Double.self, forKey: .leeway) ?? 60
+    }
+}

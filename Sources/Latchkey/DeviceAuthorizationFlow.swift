@@ -1,0 +1,151 @@
+import FoundationEssentials
+import LatchkeyCrypto
+import LatchkeyHTTP
+
+/// The device authorization grant (RFC 8628): request a code, show it, poll until the user decides.
+///
+/// Polling rules (overview.md, providers.md): the interval is measured from when the previous
+/// response *arrived*; `slow_down` adds 5 s or adopts the server's new `interval`; pending and
+/// slow_down are recognised by the `error` member whatever the HTTP status (GitHub 200, Auth0 403/429);
+/// the `expires_in` deadline is enforced client-side; network errors and 5xx are retried with backoff
+/// until the deadline.
+public struct DeviceAuthorizationFlow: Sendable {
+    /// The token client (endpoints, client authentication).
+    public let client: TokenClient
+    let time: any TimeSource
+    let random: any RandomSource
+
+    /// Longest wait between retries after network errors or 5xx.
+    public static let maxBackoff: Double = 60
+
+    /// Makes a flow.
+    public init(client: TokenClient, time: any TimeSource, random: any RandomSource) {
+        self.client = client
+        self.time = time
+        self.random = random
+    }
+
+    /// A started device authorization: what to show, and what polling needs.
+    public struct Pending: Sendable {
+        /// The server's response.
+        public let authorization: DeviceAuthorizationResponse
+        /// The PKCE pair sent with the request, if any.
+        public let pkce: PKCE?
+        /// When the response arrived; the interval and the deadline count from here.
+        public let receivedAt: Date
+        /// When the device code expires (`receivedAt + expires_in`).
+        public var expiresAt: Date { receivedAt.addingTimeInterval(Double(authorization.expiresIn)) }
+    }
+
+    /// Whether the device request carries PKCE under `mode`.
+    public static func usesPKCE(_ mode: PKCEMode, metadata: ProviderMetadata) -> Bool {
+        switch mode {
+        case .always: return true
+        case .never: return false
+        case .auto: return metadata.codeChallengeMethodsSupported?.contains("S256") ?? false
+        }
+    }
+
+    /// Sends the device authorization request (RFC 8628 §3.1).
+    public func start() async throws(LatchkeyError) -> Pending {
+        let url = try EndpointExchange.endpointURL(client.metadata.deviceAuthorizationEndpoint,
+                                                   name: "device_authorization_endpoint")
+        var params: [(String, String)] = []
+        if !client.configuration.scopes.isEmpty { params.append(("scope", client.configuration.scopeString)) }
+        var pkce: PKCE?
+        if Self.usesPKCE(client.configuration.pkce, metadata: client.metadata) {
+            let pair = PKCE(random: random)
+            pkce = pair
+            params.append(("code_challenge", pair.challenge))
+            params.append(("code_challenge_method", "S256"))
+        }
+        let (body, headers) = try client.auth.apply(to: params)
+        let response = try await client.exchange.postForm(url, body, headers: headers)
+        let received = time.now()
+        let authorization = try DeviceAuthorizationResponse.parse(response)
+        return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
+    }
+
+    /// Starts, reports `.verification`, and polls until a token, a refusal, the deadline or `timeout`.
+    public func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
+        let pending = try await start()
+        events(.verification(pending.authorization, expiresAt: pending.expiresAt))
+        return try await poll(pending, timeout: timeout, events: events)
+    }
+
+    /// Polls the token endpoint for `pending` (RFC 8628 §3.4–3.5).
+    public func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
+        let deadline = pending.expiresAt
+        let cap = timeout.map { time.now().addingTimeInterval($0) }
+        var interval = Double(max(pending.authorization.interval, 1))
+        var wait = interval
+        var lastArrival = pending.receivedAt
+        var failures = 0
+        var params = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                      ("device_code", pending.authorization.deviceCode)]
+        if let pkce = pending.pkce { params.append(("code_verifier", pkce.verifier)) }
+
+        while true {
+            let next = lastArrival.addingTimeInterval(wait)
+            if next > deadline {
+                throw .expired(reason: "the device code expired before it was approved")
+            }
+            if let cap, next > cap, let timeout { throw .timedOut(seconds: timeout) }
+            let delay = next.timeIntervalSince(time.now())
+            do { try await time.sleep(seconds: max(delay, 0)) } catch { throw .cancelled }
+            if Task.isCancelled { throw .cancelled }
+
+            let outcome: TokenResponse.Outcome
+            let response: HTTPResponse
+            do {
+                (outcome, response) = try await client.request(params)
+            } catch {
+                guard case .network(let e) = error, Self.isRetryable(e) else { throw error }
+                lastArrival = time.now()
+                failures += 1
+                wait = backoff(interval: interval, failures: failures)
+                events(.retrying(reason: e.description, nextPollIn: Int(wait.rounded(.up))))
+                continue
+            }
+            lastArrival = time.now()
+
+            switch outcome {
+            case .token(let token):
+                return token
+            case .error(.server(code: "authorization_pending", _, _)):
+                failures = 0
+                wait = interval
+                events(.pending(nextPollIn: Int(wait.rounded(.up))))
+            case .error(.server(code: "slow_down", _, _)):
+                failures = 0
+                // GitHub sends the new interval; otherwise RFC 8628 §3.5 says add 5 seconds.
+                if let serverInterval = ResponseBody.object(response)?.lenientInt("interval"), serverInterval > 0 {
+                    interval = max(Double(serverInterval), interval)
+                } else {
+                    interval += 5
+                }
+                wait = interval
+                events(.slowDown(interval: Int(interval.rounded(.up))))
+            case .error(.unexpectedStatus(let status)) where status >= 500 || status == 429:
+                failures += 1
+                wait = backoff(interval: interval, failures: failures)
+                events(.retrying(reason: "HTTP \(status)", nextPollIn: Int(wait.rounded(.up))))
+            case .error(let e):
+                throw DeviceErrorMapping.error(for: e)
+            }
+        }
+    }
+
+    /// Exponential backoff from the interval, capped, never below the interval.
+    private func backoff(interval: Double, failures: Int) -> Double {
+        let factor = Double(1 << min(failures, 6))
+        return max(interval, min(interval * factor, Self.maxBackoff))
+    }
+
+    static func isRetryable(_ e: HTTPError) -> Bool {
+        switch e {
+        case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure: return true
+        case .tlsFailure, .invalidURL, .protocolViolation, .cancelled: return false
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import FoundationEssentials
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// The device authorization response (RFC 8628 §3.2), tolerant of the provider quirks in providers.md.
+public struct DeviceAuthorizationResponse: Sendable, Equatable {
+    /// The device code, polled with. Secret-ish: never logged.
+    public var deviceCode: String
+    /// The code the user types.
+    public var userCode: String
+    /// Where the user goes (Google and old OpenAM call it `verification_url`).
+    public var verificationURI: String
+    /// The URI with the code embedded, for the QR code (Entra never sends it).
+    public var verificationURIComplete: String?
+    /// Device-code lifetime in seconds (1800 when the server did not say).
+    public var expiresIn: Int64
+    /// Minimum seconds between polls (5 when missing, 0 or unparsable).
+    public var interval: Int64
+    /// Entra's human sentence (`message`), when present.
+    public var message: String?
+
+    /// Default poll interval (RFC 8628 §3.2).
+    public static let defaultInterval: Int64 = 5
+    /// Assumed lifetime when `expires_in` is missing.
+    public static let defaultExpiresIn: Int64 = 1800
+
+    /// Makes a value.
+    public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
+                expiresIn: Int64 = DeviceAuthorizationResponse.defaultExpiresIn,
+                interval: Int64 = DeviceAuthorizationResponse.defaultInterval, message: String? = nil) {
+        self.deviceCode = deviceCode
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresIn = expiresIn
+        self.interval = interval
+        self.message = message
+    }
+
+    /// Parses the endpoint's answer, by Content-Type (GitHub may answer form-encoded).
+    public static func parse(_ response: HTTPResponse) throws(LatchkeyError) -> DeviceAuthorizationResponse {
+        let object = ResponseBody.object(response)
+        if let object, let code = object.string("error"), !code.isEmpty {
+            throw DeviceErrorMapping.error(for: .server(code: code, description: object.string("error_description"),
+                                                        status: response.status))
+        }
+        guard (200..<300).contains(response.status) else {
+            if response.status >= 500 { throw .oauth(.unexpectedStatus(response.status)) }
+            throw .oauth(.unexpectedStatus(response.status))
+        }
+        guard let object else { throw .protocolViolation("device authorization response is not a JSON object") }
+        guard let deviceCode = object.string("device_code"), !deviceCode.isEmpty else {
+            throw .protocolViolation("device authorization response has no device_code")
+        }
+        guard let userCode = object.string("user_code"), !userCode.isEmpty else {
+            throw .protocolViolation("device authorization response has no user_code")
+        }
+        guard let uri = object.string("verification_uri") ?? object.string("verification_url"), !uri.isEmpty else {
+            throw .protocolViolation("device authorization response has no verification_uri")
+        }
+        let complete = object.string("verification_uri_complete") ?? object.string("verification_url_complete")
+        var expiresIn = object.lenientInt("expires_in") ?? defaultExpiresIn
+        if expiresIn <= 0 { expiresIn = defaultExpiresIn }
+        var interval = object.lenientInt("interval") ?? defaultInterval
+        if interval <= 0 { interval = defaultInterval }
+        return DeviceAuthorizationResponse(deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
+                                           verificationURIComplete: complete.flatMap { $0.isEmpty ? nil : $0 },
+                                           expiresIn: expiresIn, interval: interval, message: object.string("message"))
+    }
+}
+
+/// How device-grant error codes end the flow (RFC 8628 §3.5 plus provider codes from providers.md).
+enum DeviceErrorMapping {
+    static func error(for e: OAuthError) -> LatchkeyError {
+        guard case .server(let code, let description, _) = e else {
+            if case .malformedResponse(let r) = e { return .protocolViolation(r) }
+            return .oauth(e)
+        }
+        switch code {
+        case "access_denied", "authorization_declined":
+            return .denied(code: code, description: description)
+        case "expired_token":
+            return .expired(reason: description ?? "the device code expired before it was approved")
+        case "invalid_grant":
+            // Auth0 answers `expired_token` once and then `invalid_grant`: the code is no longer usable.
+            return .expired(reason: "the device code is no longer valid (invalid_grant" + (description.map { ": \($0)" } ?? "") + ")")
+        default:
+            // invalid_client, unauthorized_client, device_flow_disabled, device_not_found,
+            // bad_verification_code, incorrect_device_code, invalid_request, …: the client is refused.
+            return .oauth(e)
+        }
+    }
+}

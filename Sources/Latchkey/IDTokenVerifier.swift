@@ -1,0 +1,160 @@
+import FoundationEssentials
+import LatchkeyCrypto
+import LatchkeyJOSE
+
+/// Verifies ID tokens per OpenID Connect Core §3.1.3.7, and the §12.2 rules for refreshed ones.
+/// Claims are checked before the signature, so a bad token never costs a JWKS refetch.
+public struct IDTokenVerifier: Sendable {
+    /// What to check. The defaults are the safe ones; the options that weaken verification are named
+    /// for what they give up.
+    public struct Configuration: Sendable {
+        /// The expected `iss`, exactly.
+        public var issuer: String
+        /// The client_id that must be in `aud` (and equal `azp` when present).
+        public var clientID: String
+        /// Algorithms the caller accepts (already limited to what the provider advertises).
+        public var allowedAlgorithms: Set<JWSAlgorithm>
+        /// Seconds of clock tolerance for `exp` and `iat`.
+        public var leeway: Double
+        /// Refuse tokens issued longer ago than this many seconds (nil: no limit).
+        public var maxAge: Double?
+        /// Microsoft Entra `/common` and `/organizations`: the metadata issuer contains the literal
+        /// `{tenantid}`, which is replaced by the token's `tid` claim before the exact comparison.
+        public var substituteEntraTenantID: Bool
+        /// UNSAFE: accepts tokens from any issuer. Only for `latchkey verify` without `--issuer`.
+        public var skipIssuerCheck: Bool
+        /// UNSAFE: accepts tokens for any audience. Only for verifying tokens not meant for this client.
+        public var skipClientIDCheck: Bool
+        /// UNSAFE: accepts expired tokens and tokens issued in the future (`verify --no-time-check`).
+        public var skipExpiryCheck: Bool
+
+        /// Safe defaults: every check on, 60 s leeway.
+        public init(issuer: String, clientID: String, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
+                    leeway: Double = 60, maxAge: Double? = nil, substituteEntraTenantID: Bool = false,
+                    skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false) {
+            self.issuer = issuer
+            self.clientID = clientID
+            self.allowedAlgorithms = allowedAlgorithms
+            self.leeway = leeway
+            self.maxAge = maxAge
+            self.substituteEntraTenantID = substituteEntraTenantID
+            self.skipIssuerCheck = skipIssuerCheck
+            self.skipClientIDCheck = skipClientIDCheck
+            self.skipExpiryCheck = skipExpiryCheck
+        }
+    }
+
+    /// What is checked.
+    public let configuration: Configuration
+    /// Where keys come from.
+    public let keySet: any KeySet
+    let time: any TimeSource
+
+    /// Makes a verifier.
+    public init(configuration: Configuration, keySet: any KeySet, time: any TimeSource) {
+        self.configuration = configuration
+        self.keySet = keySet
+        self.time = time
+    }
+
+    /// The algorithms both the profile allows and the provider advertises (RS256 alone when the
+    /// provider says nothing, as OIDC Discovery §3 makes RS256 the default). Never `none`, never HS*.
+    public static func allowedAlgorithms(configured: [String]?, advertised: [String]?) throws(LatchkeyError) -> Set<JWSAlgorithm> {
+        var set = Set(JWSAlgorithm.allCases)
+        if let configured { set = set.intersection(configured.compactMap(JWSAlgorithm.init(rawValue:))) }
+        let advertisedSet = advertised.map { Set($0.compactMap(JWSAlgorithm.init(rawValue:))) } ?? [.rs256]
+        set = set.intersection(advertisedSet)
+        guard !set.isEmpty else { throw .verification(.noAllowedAlgorithm(advertised: advertised ?? ["RS256"])) }
+        return set
+    }
+
+    /// Verifies `idToken`. `nonce` is the one sent (nil for the device grant, which cannot send one);
+    /// `accessToken` enables the `at_hash` check when the token carries one.
+    public func verify(_ idToken: String, nonce: String? = nil, accessToken: String? = nil) async throws(LatchkeyError) -> VerifiedIDToken {
+        let jws: JWS
+        let claims: JWTClaims
+        do {
+            jws = try JWS(compact: idToken)
+            claims = try JWTClaims(payload: jws.payload)
+        } catch {
+            throw .verification(.jose(error))
+        }
+        guard let alg = jws.algorithm else { throw .verification(.jose(.unsupportedAlgorithm(jws.header.alg))) }
+        guard configuration.allowedAlgorithms.contains(alg) else { throw .verification(.jose(.algorithmNotAllowed(alg.rawValue))) }
+        try checkClaims(claims, alg: alg, nonce: nonce, accessToken: accessToken)
+        _ = try await keySet.verify(jws, allowed: configuration.allowedAlgorithms)
+        return VerifiedIDToken(compact: idToken, claims: claims, algorithm: alg)
+    }
+
+    /// The claim checks of §3.1.3.7 (steps 2–4, 9–11) and §3.2.2.9 (`at_hash`).
+    func checkClaims(_ claims: JWTClaims, alg: JWSAlgorithm, nonce: String?, accessToken: String?) throws(LatchkeyError) {
+        let c = configuration
+        guard let iss = claims.issuer else { throw .verification(.missingClaim("iss")) }
+        guard claims.subject != nil else { throw .verification(.missingClaim("sub")) }
+        if !c.skipIssuerCheck {
+            var expected = c.issuer
+            if c.substituteEntraTenantID, expected.contains("{tenantid}"), let tid = claims.json["tid"]?.stringValue {
+                expected = expected.split(separator: "{tenantid}", omittingEmptySubsequences: false).joined(separator: tid)
+            }
+            guard iss == expected else { throw .verification(.issuer(expected: expected, got: iss)) }
+        }
+        if !c.skipClientIDCheck {
+            guard claims.audience.contains(c.clientID) else {
+                throw .verification(.audience(expected: c.clientID, got: claims.audience))
+            }
+            if let azp = claims.authorizedParty {
+                guard azp == c.clientID else { throw .verification(.authorizedParty(expected: c.clientID, got: azp)) }
+            } else if claims.audience.count > 1 {
+                throw .verification(.authorizedParty(expected: c.clientID, got: nil))
+            }
+        }
+        guard let exp = claims.expiresAt else { throw .verification(.missingClaim("exp")) }
+        guard let iat = claims.issuedAt else { throw .verification(.missingClaim("iat")) }
+        if !c.skipExpiryCheck {
+            let now = time.now().timeIntervalSince1970
+            let nowSeconds = Int64(now.rounded(.down))
+            guard Double(exp) + c.leeway > now else { throw .verification(.expired(exp: exp, now: nowSeconds)) }
+            guard Double(iat) - c.leeway <= now else { throw .verification(.issuedAt(iat: iat, now: nowSeconds)) }
+            if let maxAge = c.maxAge, now - Double(iat) > maxAge + c.leeway {
+                throw .verification(.issuedAt(iat: iat, now: nowSeconds))
+            }
+        }
+        if let nonce {
+            guard let got = claims.nonce, ConstantTime.equals(Array(got.utf8), Array(nonce.utf8)) else {
+                throw .verification(.nonceMismatch)
+            }
+        }
+        if let atHash = claims.accessTokenHash, let accessToken {
+            guard AccessTokenHash.matches(atHash, accessToken: accessToken, algorithm: alg) else {
+                throw .verification(.accessTokenHashMismatch)
+            }
+        }
+    }
+
+    /// OIDC Core §12.2: a refreshed ID token must keep `iss`, `sub` and `aud` of the previous one.
+    public static func checkRefresh(_ new: VerifiedIDToken, previous: JWTClaims) throws(LatchkeyError) {
+        let pairs: [(String, String, String)] = [
+            ("iss", previous.issuer ?? "", new.claims.issuer ?? ""),
+            ("sub", previous.subject ?? "", new.claims.subject ?? ""),
+            ("aud", previous.audience.joined(separator: " "), new.claims.audience.joined(separator: " ")),
+        ]
+        for (name, expected, got) in pairs where expected != got {
+            throw .verification(.refreshMismatch(claim: name, expected: expected, got: got))
+        }
+    }
+}
+
+/// An ID token that passed `IDTokenVerifier`.
+public struct VerifiedIDToken: Sendable {
+    /// The compact token as received.
+    public let compact: String
+    /// Its claims.
+    public let claims: JWTClaims
+    /// The algorithm it was signed with.
+    public let algorithm: JWSAlgorithm
+
+    /// The `sub` claim (always present after verification).
+    public var subject: String { claims.subject ?? "" }
+    /// The claims as compact JSON text, as stored in the session.
+    public var claimsJSON: String { JSONValue.object(claims.json).jsonText }
+}

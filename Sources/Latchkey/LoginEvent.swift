@@ -1,0 +1,20 @@
+import FoundationEssentials
+
+/// Progress of a sign-in, for the CLI to render (human text or JSON Lines) or a library user to show.
+public enum LoginEvent: Sendable {
+    /// Device flow: show the URI and user code (and a QR code of the complete URI); valid until `expiresAt`.
+    case verification(DeviceAuthorizationResponse, expiresAt: Date)
+    /// Code flow: open or print this URL.
+    case authorizationURL(URL)
+    /// Device flow: still waiting for the user; the next poll is in `nextPollIn` seconds.
+    case pending(nextPollIn: Int)
+    /// Device flow: the server asked to slow down; polls are now `interval` seconds apart.
+    case slowDown(interval: Int)
+    /// Device flow: a network error or 5xx; retrying in `nextPollIn` seconds (the reason is one line).
+    case retrying(reason: String, nextPollIn: Int)
+    /// Signed in and saved.
+    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Date?, idTokenVerified: Bool)
+}
+
+/// Where events go. Called synchronously from the flow; must not block.
+public typealias LoginEventHandler = @Sendable (LoginEvent) -> Void

@@ -1,0 +1,41 @@
+import FoundationEssentials
+import LatchkeyHTTP
+
+/// Receives the redirect on a loopback listener (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`,
+/// an ephemeral port unless a fixed redirect URI is configured (for IdPs that match it exactly).
+public struct LoopbackRedirectReceiver: RedirectReceiver {
+    public let redirectURI: String
+    let listener: LoopbackRedirectListener
+    let path: String
+
+    /// Binds the listener now, so the redirect URI (with its port) is known before the URL is shown.
+    public init(redirectURI: String?) throws(LatchkeyError) {
+        var port: UInt16 = 0
+        var path = "/callback"
+        if let redirectURI {
+            guard let url = URL(string: redirectURI), url.scheme == "http", let host = url.host, SecureURL.isLoopback(host: host) else {
+                throw .configuration("the browser flow needs an http://127.0.0.1:PORT/… redirect URI, got \(redirectURI)")
+            }
+            guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration("bad port in \(redirectURI)") }
+            port = p
+            path = url.path.isEmpty ? "/" : url.path
+        }
+        do { listener = try LoopbackRedirectListener(port: port) } catch { throw .network(error) }
+        self.path = path
+        self.redirectURI = redirectURI ?? "http://127.0.0.1:\(listener.port)\(path)"
+    }
+
+    public func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect {
+        do {
+            return .parameters(try await listener.waitForRedirect(path: path, timeout: timeout ?? 600))
+        } catch let e as HTTPError {
+            if e == .cancelled { throw .cancelled }
+            if case .timedOut(let t) = e { throw .timedOut(seconds: t) }
+            throw .network(e)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .network(.ioFailure(reason: "\(error)"))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// What an OAuth endpoint answered when it did not give what was asked for.
+/// Carries the RFC 6749 §5.2 / RFC 8628 §3.5 `error` code verbatim.
+public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An error response with an `error` code (any HTTP status; GitHub uses 200, Auth0 403/429).
+    case server(code: String, description: String?, status: Int)
+    /// A status without a usable error body (e.g. 502 from a proxy, 404 with HTML).
+    case unexpectedStatus(Int)
+    /// A body that is neither a valid success nor a valid error response.
+    case malformedResponse(String)
+
+    /// The RFC error code, when the server sent one.
+    public var code: String? {
+        if case .server(let code, _, _) = self { return code }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .server(let code, let d, let status):
+            return d.map { "\(code) (HTTP \(status)): \($0)" } ?? "\(code) (HTTP \(status))"
+        case .unexpectedStatus(let s): return "unexpected HTTP status \(s)"
+        case .malformedResponse(let r): return "malformed response: \(r)"
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import FoundationEssentials
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// The refresh itself, run under the store's lock: re-read, refresh only if still needed, verify any
+/// new ID token (OIDC Core §12.2), save, and only then return. Holds only Sendable values so it can run
+/// inside `TokenStore.withLock`.
+struct Refresher: Sendable {
+    let configuration: ClientConfiguration
+    let store: any TokenStore
+    let transport: any HTTPTransport
+    let time: any TimeSource
+    let clientSecret: String?
+    let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
+
+    func refreshUnderLock(minTTL: Double, force: Bool) async throws -> Token {
+        try await store.withLock {
+            let session: StoredSession?
+            do { session = try store.load() } catch { throw LatchkeyError.storage(error) }
+            guard let session else { throw LatchkeyError.notSignedIn }
+            // Another task or process may have refreshed while we waited for the lock.
+            if !force, session.token.isValid(at: time.now(), minTTL: minTTL) { return session.token }
+            return try await refresh(session).token
+        }
+    }
+
+    func refresh(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+        guard let refreshToken = session.token.refreshToken else {
+            throw .reauthenticationRequired(reason: "no refresh token is stored")
+        }
+        let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
+                                 clientSecret: clientSecret)
+        let response: TokenResponse
+        do {
+            response = try await client.refresh(refreshToken: refreshToken)
+        } catch .reauthenticationRequired(let reason) {
+            // The refresh token is dead: clear local tokens so status says "not signed in".
+            do { try store.delete() } catch { throw .storage(error) }
+            throw .reauthenticationRequired(reason: reason)
+        }
+        let now = time.now()
+        var updated = session
+        updated.token = response.token(at: now, previous: session.token)
+        updated.token.idToken = session.token.idToken
+        updated.updatedAt = now
+
+        var verificationError: LatchkeyError?
+        if let idToken = response.idToken {
+            do {
+                let algorithms = try IDTokenVerifier.allowedAlgorithms(configured: configuration.allowedAlgorithms,
+                                                                      advertised: session.metadata.idTokenSigningAlgValuesSupported)
+                let verifier = IDTokenVerifier(configuration: .init(issuer: session.metadata.issuer, clientID: configuration.clientID,
+                                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway),
+                                               keySet: try await keySetProvider(session.metadata), time: time)
+                let verified = try await verifier.verify(idToken, nonce: nil, accessToken: response.accessToken)
+                if let previousJSON = session.idTokenClaimsJSON,
+                   let previous = try? JWTClaims(payload: Array(previousJSON.utf8)) {
+                    try IDTokenVerifier.checkRefresh(verified, previous: previous)
+                }
+                updated.token.idToken = verified.compact
+                updated.subject = verified.subject
+                updated.idTokenClaimsJSON = verified.claimsJSON
+            } catch {
+                verificationError = error
+            }
+        }
+        // Save before returning or throwing: a rotated refresh token must never be lost, even when the
+        // new ID token is refused (the last verified one is kept then).
+        do { try store.save(updated) } catch { throw .storage(error) }
+        if let verificationError { throw verificationError }
+        return updated
+    }
+}

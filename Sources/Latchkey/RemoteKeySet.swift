@@ -1,0 +1,111 @@
+import FoundationEssentials
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// An issuer's JWKS fetched over HTTPS and cached. The cache lives for the response's
+/// `Cache-Control: max-age`, bounded to `minCacheAge…maxCacheAge` (`defaultCacheAge` without one).
+/// A token whose `kid` is unknown causes one refetch, at most once per `refetchInterval`, so a stream
+/// of forged `kid`s cannot turn us into a traffic amplifier, yet a key rotation is picked up at once.
+public actor RemoteKeySet: KeySet {
+    /// The JWKS URL.
+    public nonisolated let url: URL
+    let exchange: EndpointExchange
+    let time: any TimeSource
+
+    /// Shortest cache lifetime honoured (also the lifetime for `no-store`/`no-cache`).
+    public static let minCacheAge: Double = 60
+    /// Longest cache lifetime honoured.
+    public static let maxCacheAge: Double = 86_400
+    /// Cache lifetime when the response does not say.
+    public static let defaultCacheAge: Double = 3600
+    /// Minimum time between two fetches caused by unknown `kid`s.
+    public static let refetchInterval: Double = 60
+
+    private var cached: JWKSet?
+    private var expiresAt = Date.distantPast
+    private var lastFetch: Date?
+    private var inflight: Task<(JWKSet, Double), any Error>?
+    /// How many times the JWKS was fetched (observability and tests).
+    public private(set) var fetchCount = 0
+
+    /// Makes a key set for `url` (https, or http to loopback).
+    public init(url: URL, transport: any HTTPTransport, time: any TimeSource) {
+        self.url = url
+        self.exchange = EndpointExchange(transport: transport)
+        self.time = time
+    }
+
+    public func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
+        let keys = try await currentKeys()
+        do {
+            return try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: allowed)
+        } catch .noMatchingKey(let kid) {
+            // A new kid may mean the issuer rotated keys: refetch once, unless we did so very recently.
+            if let lastFetch, time.now().timeIntervalSince(lastFetch) < Self.refetchInterval {
+                throw .verification(.jose(.noMatchingKey(kid: kid)))
+            }
+            let fresh = try await fetch()
+            do { return try JWSVerifier.verify(jws, keys: fresh, allowedAlgorithms: allowed) } catch { throw .verification(.jose(error)) }
+        } catch {
+            throw .verification(.jose(error))
+        }
+    }
+
+    /// The cached keys, fetched when absent or stale.
+    public func currentKeys() async throws(LatchkeyError) -> JWKSet {
+        if let cached, time.now() < expiresAt { return cached }
+        return try await fetch()
+    }
+
+    /// Fetches now; concurrent callers share one request.
+    func fetch() async throws(LatchkeyError) -> JWKSet {
+        if let inflight {
+            do { return try await inflight.value.0 } catch { throw Self.mapped(error) }
+        }
+        let exchange = self.exchange
+        let url = self.url
+        let task = Task<(JWKSet, Double), any Error> {
+            let response = try await exchange.getJSON(url, maxRedirects: 3)
+            guard response.status == 200 else {
+                throw LatchkeyError.protocolViolation("JWKS \(url.absoluteString) answered HTTP \(response.status)")
+            }
+            let set: JWKSet
+            do { set = try JWKSet(data: response.body) } catch {
+                throw LatchkeyError.protocolViolation("JWKS \(url.absoluteString) is invalid: \(error)")
+            }
+            return (set, Self.cacheAge(response.header("Cache-Control")))
+        }
+        inflight = task
+        defer { inflight = nil }
+        let now = time.now()
+        lastFetch = now
+        fetchCount += 1
+        do {
+            let (set, age) = try await task.value
+            cached = set
+            expiresAt = now.addingTimeInterval(age)
+            return set
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// The cache lifetime a `Cache-Control` header asks for, within bounds.
+    public static func cacheAge(_ cacheControl: String?) -> Double {
+        guard let cacheControl else { return defaultCacheAge }
+        var age: Double?
+        for directive in cacheControl.lowercased().split(separator: ",") {
+            let d = directive.filter { $0 != " " && $0 != "\t" }
+            if d == "no-store" || d == "no-cache" { return minCacheAge }
+            if d.hasPrefix("max-age="), let v = Double(d.dropFirst(8)) { age = v }
+        }
+        guard let age else { return defaultCacheAge }
+        return min(max(age, minCacheAge), maxCacheAge)
+    }
+
+    private static func mapped(_ error: any Error) -> LatchkeyError {
+        if let e = error as? LatchkeyError { return e }
+        if error is CancellationError { return .cancelled }
+        return .protocolViolation("JWKS fetch failed: \(error)")
+    }
+}

@@ -1,0 +1,203 @@
+import FoundationEssentials
+import LatchkeyCrypto
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// "Give me a valid access token" for one profile (x/oauth2's TokenSource idea): signs in, hands out
+/// the cached token, refreshes when it expires within a margin, and logs out.
+///
+/// Refresh is single-flight twice over: tasks in this process share one in-flight refresh, and the
+/// store's cross-process lock makes other processes re-read instead of refreshing again. A rotated
+/// refresh token is saved before anything is returned, so it is never lost.
+public actor Session {
+    /// The client.
+    public nonisolated let configuration: ClientConfiguration
+    /// The profile name stored in the session.
+    public nonisolated let profile: String
+    let store: any TokenStore
+    let transport: any HTTPTransport
+    let time: any TimeSource
+    let random: any RandomSource
+    let clientSecret: String?
+    let injectedKeySet: (any KeySet)?
+    private var keySets: [String: RemoteKeySet] = [:]
+    private var inflight: Task<Token, any Error>?
+
+    /// Makes a session. `keySet` replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
+    public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
+                time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
+                profile: String = "default", keySet: (any KeySet)? = nil) {
+        self.configuration = configuration
+        self.store = store
+        self.transport = transport
+        self.time = time
+        self.random = random
+        self.clientSecret = clientSecret
+        self.profile = profile
+        self.injectedKeySet = keySet
+    }
+
+    // MARK: Tokens
+
+    /// A valid access token, good for at least `minTTL` seconds. With a valid cached token this does
+    /// no network I/O and takes no lock. Otherwise it refreshes (single-flight) and saves first.
+    /// Throws `.notSignedIn`, `.reauthenticationRequired` (tokens cleared), `.storage`, `.network`, ….
+    public func validToken(minTTL: Double = 60, forceRefresh: Bool = false) async throws(LatchkeyError) -> Token {
+        if !forceRefresh {
+            guard let session = try loadSession() else { throw .notSignedIn }
+            if session.token.isValid(at: time.now(), minTTL: minTTL) { return session.token }
+        }
+        return try await refreshSingleFlight(minTTL: minTTL, force: forceRefresh)
+    }
+
+    /// Refreshes now, whatever the expiry, and returns the saved session.
+    @discardableResult
+    public func refresh() async throws(LatchkeyError) -> StoredSession {
+        _ = try await refreshSingleFlight(minTTL: 0, force: true)
+        guard let session = try loadSession() else { throw .notSignedIn }
+        return session
+    }
+
+    /// The stored session, or nil when not signed in.
+    public func storedSession() throws(LatchkeyError) -> StoredSession? { try loadSession() }
+
+    private func refreshSingleFlight(minTTL: Double, force: Bool) async throws(LatchkeyError) -> Token {
+        if let inflight {
+            do { return try await inflight.value } catch { throw Self.mapped(error) }
+        }
+        let refresher = Refresher(configuration: configuration, store: store, transport: transport, time: time,
+                                  clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) })
+        let task = Task<Token, any Error> {
+            try await refresher.refreshUnderLock(minTTL: minTTL, force: force)
+        }
+        inflight = task
+        defer { inflight = nil }
+        do { return try await task.value } catch { throw Self.mapped(error) }
+    }
+
+    // MARK: Sign-in
+
+    /// Signs in with `flow`, verifies the ID token (when one is issued), saves the session and reports
+    /// `.authorized`. `metadata` skips discovery (the CLI passes stored metadata); `timeout` caps the
+    /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`.
+    @discardableResult
+    public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
+                       pasteReader: (@Sendable () async throws -> String?)? = nil,
+                       events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
+        let meta: ProviderMetadata
+        if let metadata {
+            meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
+        } else {
+            meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transport,
+                                                        overrides: configuration.endpoints)
+        }
+        let client = TokenClient(configuration: configuration, metadata: meta, transport: transport, clientSecret: clientSecret)
+        let response: TokenResponse
+        var nonce: String?
+        switch flow {
+        case .device:
+            response = try await DeviceAuthorizationFlow(client: client, time: time, random: random)
+                .run(timeout: timeout, events: events)
+        case .browser, .paste:
+            let codeFlow = AuthorizationCodeFlow(client: client, random: random)
+            let receiver: any RedirectReceiver
+            if flow == .browser {
+                receiver = try LoopbackRedirectReceiver(redirectURI: configuration.redirectURI)
+            } else {
+                guard let pasteReader else { throw .configuration("the paste flow needs a way to read the pasted URL") }
+                receiver = PastedRedirectReceiver(redirectURI: configuration.redirectURI ?? PastedRedirectReceiver.defaultRedirectURI,
+                                                  readLine: pasteReader)
+            }
+            let result = try await codeFlow.run(receiver: receiver, timeout: timeout, events: events)
+            response = result.response
+            nonce = result.nonce
+        }
+        let receivedAt = time.now()
+        var verified: VerifiedIDToken?
+        if let idToken = response.idToken {
+            verified = try await verifier(for: meta).verify(idToken, nonce: nonce, accessToken: response.accessToken)
+        }
+        var token = response.token(at: receivedAt)
+        token.idToken = verified?.compact
+        let session = StoredSession(profile: profile, issuer: meta.issuer, clientID: configuration.clientID, token: token,
+                                    subject: verified?.subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
+                                    createdAt: receivedAt, updatedAt: receivedAt)
+        let store = self.store
+        do {
+            try await store.withLock { try store.save(session) }
+        } catch {
+            throw Self.mapped(error)
+        }
+        events(.authorized(issuer: meta.issuer, subject: verified?.subject, scope: token.scope,
+                           expiresAt: token.expiresAt, idTokenVerified: verified != nil))
+        return session
+    }
+
+    // MARK: Logout
+
+    /// Revokes the refresh token, then the access token (RFC 7009), unless `revoke` is false, and
+    /// deletes the local session even when revocation fails. Returns the revocation warnings.
+    public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [String] {
+        var warnings: [String] = []
+        let session: StoredSession?
+        do { session = try loadSession() } catch {
+            // An unreadable file still gets deleted: logout must always leave nothing behind.
+            warnings.append("could not read the stored session: \(error.message)")
+            session = nil
+        }
+        if revoke, let session {
+            let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
+                                     clientSecret: clientSecret)
+            if let refreshToken = session.token.refreshToken,
+               let w = await client.revoke(refreshToken, typeHint: "refresh_token", accessToken: session.token.accessToken) {
+                warnings.append(w)
+            }
+            if let w = await client.revoke(session.token.accessToken, typeHint: "access_token", accessToken: session.token.accessToken) {
+                warnings.append(w)
+            }
+        }
+        do { try store.delete() } catch { throw .storage(error) }
+        return warnings
+    }
+
+    // MARK: Verification
+
+    /// A verifier for `metadata`'s issuer, with algorithms limited to the configured ∩ advertised.
+    public func verifier(for metadata: ProviderMetadata) async throws(LatchkeyError) -> IDTokenVerifier {
+        let algorithms = try IDTokenVerifier.allowedAlgorithms(configured: configuration.allowedAlgorithms,
+                                                              advertised: metadata.idTokenSigningAlgValuesSupported)
+        let keys = try keySet(for: metadata)
+        return IDTokenVerifier(configuration: .init(issuer: metadata.issuer, clientID: configuration.clientID,
+                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway),
+                               keySet: keys, time: time)
+    }
+
+    func keySet(for metadata: ProviderMetadata) throws(LatchkeyError) -> any KeySet {
+        if let injectedKeySet { return injectedKeySet }
+        let url = try EndpointExchange.endpointURL(metadata.jwksURI, name: "jwks_uri")
+        if let existing = keySets[url.absoluteString] { return existing }
+        let set = RemoteKeySet(url: url, transport: transport, time: time)
+        keySets[url.absoluteString] = set
+        return set
+    }
+
+    private func loadSession() throws(LatchkeyError) -> StoredSession? {
+        do { return try store.load() } catch { throw .storage(error) }
+    }
+
+    static func mapped(_ error: any Error) -> LatchkeyError {
+        if let e = error as? LatchkeyError { return e }
+        if error is CancellationError { return .cancelled }
+        return .storage(error)
+    }
+}
+
+/// Which sign-in flow to run.
+public enum LoginFlow: String, Sendable, Equatable, CaseIterable {
+    /// RFC 8628 device authorization grant (the default).
+    case device
+    /// Authorization code + PKCE with a loopback redirect listener (RFC 8252 §7.3).
+    case browser
+    /// Authorization code + PKCE; the user pastes the redirect URL (or the bare code).
+    case paste
+}

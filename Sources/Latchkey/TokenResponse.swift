@@ -1,0 +1,86 @@
+import FoundationEssentials
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+/// A successful token-endpoint response (RFC 6749 §5.1), parsed leniently where providers differ.
+public struct TokenResponse: Sendable, Equatable {
+    /// The access token. Secret.
+    public var accessToken: String
+    /// `Bearer` or `DPoP`, normalised (providers send `bearer` too).
+    public var tokenType: String
+    /// A new refresh token, when issued (rotation).
+    public var refreshToken: String?
+    /// Lifetime in seconds, sent as a number or a string.
+    public var expiresIn: Int64?
+    /// Granted scope.
+    public var scope: String?
+    /// The compact ID token, *unverified* until `IDTokenVerifier` has checked it.
+    public var idToken: String?
+    /// The whole response object, for extra members.
+    public var raw: JSONObject
+
+    /// Makes a value (tests and custom grants).
+    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
+                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject()) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.scope = scope
+        self.idToken = idToken
+        self.raw = raw
+    }
+
+    /// The outcome of one token-endpoint response.
+    public enum Outcome: Sendable, Equatable {
+        /// A token.
+        case token(TokenResponse)
+        /// Anything else: an error code, a bare status, or garbage.
+        case error(OAuthError)
+    }
+
+    /// Parses a token-endpoint response by Content-Type. A response is a token ONLY when it is a 2xx
+    /// carrying `access_token` and no `error` (GitHub sends pending errors with HTTP 200).
+    /// An empty 400 is `invalid_grant` (Glewlwyd's answer to a replayed refresh token).
+    public static func parse(_ response: HTTPResponse) -> Outcome {
+        let object = ResponseBody.object(response)
+        if let object, let code = object.string("error"), !code.isEmpty {
+            return .error(.server(code: code, description: object.string("error_description"), status: response.status))
+        }
+        guard (200..<300).contains(response.status) else {
+            if response.status == 400 && response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                return .error(.server(code: "invalid_grant", description: "empty HTTP 400 response", status: 400))
+            }
+            return .error(.unexpectedStatus(response.status))
+        }
+        guard let object else { return .error(.malformedResponse("token response is not a JSON object")) }
+        guard let access = object.string("access_token"), !access.isEmpty else {
+            return .error(.malformedResponse("token response has no access_token"))
+        }
+        let rawType = object.string("token_type") ?? "Bearer"
+        let type: String
+        switch rawType.lowercased() {
+        case "bearer": type = "Bearer"
+        case "dpop": type = "DPoP"
+        default: type = rawType
+        }
+        if object["expires_in"] != nil && object.lenientInt("expires_in") == nil {
+            return .error(.malformedResponse("expires_in is not a number"))
+        }
+        let refresh = object.string("refresh_token").flatMap { $0.isEmpty ? nil : $0 }
+        let idToken = object.string("id_token").flatMap { $0.isEmpty ? nil : $0 }
+        return .token(TokenResponse(accessToken: access, tokenType: type, refreshToken: refresh,
+                                    expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),
+                                    idToken: idToken, raw: object))
+    }
+
+    /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit
+    /// (the refresh token and the last verified ID token, never overwritten by absence).
+    public func token(at now: Date, previous: Token? = nil) -> Token {
+        Token(accessToken: accessToken, tokenType: tokenType,
+              refreshToken: refreshToken ?? previous?.refreshToken,
+              expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) },
+              scope: scope ?? previous?.scope,
+              idToken: idToken ?? previous?.idToken)
+    }
+}
