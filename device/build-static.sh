@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Build the one binary that ships: `latchkey`, fully static (no shared libraries at all), stripped.
+# Prints `path:`, `size:` and `sha256:` lines; fails unless ldd says "not a dynamic executable".
+# env: LATCHKEY_SCRATCH (build folder, default <root>/.build)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
+cd "$ROOT"
+# -static-executable links glibc statically too; glibc warns that getaddrinfo in a static binary
+# still wants the host's NSS at run time: lookups through /etc/hosts and DNS work (docs/deploy.md).
+swift build -c release --scratch-path "$SCRATCH" --product latchkey \
+  --static-swift-stdlib -Xswiftc -static-executable 2>&1 |
+  grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)|getaddrinfo|statically linked applications requires' >&2
+BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
+OUT="$SCRATCH/latchkey-static"
+cp "$BIN_DIR/latchkey" "$OUT"
+strip --strip-all "$OUT"
+if ! ldd "$OUT" 2>&1 | grep -q "not a dynamic executable"; then
+  echo "build-static: $OUT is dynamically linked:" >&2
+  ldd "$OUT" >&2
+  exit 1
+fi
+size=$(stat -c %s "$OUT")
+echo "path: $OUT"
+echo "size: $size bytes ($(echo "scale=2; $size / 1048576" | bc) MiB)"
+echo "sha256: $(sha256sum "$OUT" | cut -d' ' -f1)"
+echo "version: $("$OUT" --version)"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Latchkey's main job, end to end, on this machine: sign a browserless device in to a real OIDC
+# provider with the device flow, over TLS, and use the token.
+#   1. installs what it needs (Debian packages; the Swift toolchain must already be there),
+#   2. builds the fully static `latchkey` (device/build-static.sh),
+#   3. starts a local Glewlwyd identity provider behind TLS (Tests/Harness/idp/start-idp.sh),
+#   4. runs `latchkey login`: the URL, the code and the QR code appear,
+#   5. approves the code the way a person on a phone would (scripted, and announced as such),
+#   6. prints `latchkey status` and a (shortened) token header,
+# and stops the identity provider and removes its temporary state on exit.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+WORK=$(mktemp -d /tmp/latchkey-demo.XXXXXX)
+login_pid=
+cleanup() {
+  [ -n "$login_pid" ] && kill "$login_pid" 2>/dev/null
+  "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "1/6 Installing what the demo needs"
+need=()
+for p in libmbedtls-dev glewlwyd sqlite3 stunnel4 openssl curl python3 ca-certificates bc binutils; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if ((${#need[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if ! python3 -c 'import cryptography' 2>/dev/null; then
+  python3 -m pip install -q cryptography 2>/dev/null ||
+    { python3 -m venv "$WORK/venv" && "$WORK/venv/bin/pip" install -q cryptography && export PATH="$WORK/venv/bin:$PATH"; }
+fi
+command -v swift >/dev/null || { echo "the Swift toolchain (6.x) must be installed first" >&2; exit 1; }
+echo "ok"
+
+say "2/6 Building the fully static latchkey"
+BIN=$("$ROOT/device/build-static.sh" | tee /dev/stderr | sed -n 's/^path: //p')
+
+say "3/6 Starting a local OpenID provider (Glewlwyd) behind TLS"
+"$ROOT/Tests/Harness/idp/start-idp.sh" "$WORK/idp"
+# shellcheck disable=SC1091
+source "$WORK/idp/env.sh"
+LK=("$BIN" --state-dir "$WORK/state" --ca-file "$LATCHKEY_IT_CA_FILE")
+
+say "4/6 latchkey login (the device shows a URL, a code and a QR code)"
+mkfifo "$WORK/events"
+"${LK[@]}" login --issuer "$LATCHKEY_IT_ISSUER_TLS" --client-id "$LATCHKEY_IT_CLIENT_ES256" \
+  --scope "$LATCHKEY_IT_SCOPE" --json --qr > "$WORK/events" &
+login_pid=$!
+user_code=
+while IFS= read -r line; do
+  case $line in
+    *'"event":"verification"'*)
+      user_code=$(sed -n 's/.*"user_code":"\([^"]*\)".*/\1/p' <<< "$line")
+      uri=$(sed -n 's/.*"verification_uri":"\([^"]*\)".*/\1/p' <<< "$line")
+      printf '\n  Open %s and enter the code %s\n' "$uri" "$user_code"
+      say "5/6 >>> STAND-IN FOR THE PHONE: a script now signs in as 'alice' and approves $user_code <<<"
+      python3 "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$LATCHKEY_IT_ISSUER_TLS" --ca-file "$LATCHKEY_IT_CA_FILE"
+      ;;
+    *'"event":"authorized"'*) echo "  device: signed in" ;;
+    *'"event":"error"'*) echo "  device: $line" ;;
+  esac
+done < "$WORK/events"
+status=0; wait "$login_pid" || status=$?; login_pid=
+[ -n "$user_code" ] && [ "$status" = 0 ] || { echo "login failed (exit $status)" >&2; exit 1; }
+
+say "6/6 latchkey status, and a token header for curl"
+"${LK[@]}" status
+header=$("${LK[@]}" token --format header)
+echo "${header:0:48}… (${#header} characters; use it as: curl -H \"\$(latchkey token --format header)\" …)"
+say "Done: the identity provider is being stopped and its temporary state removed."

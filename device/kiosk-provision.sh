@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Provision a kiosk: sign it in with the device flow, show the URL, code and QR on the kiosk's own
+# screen (here: the terminal), branch on every documented exit code, retry when the code expires,
+# and finally start the kiosk's service.
+#
+# env: KIOSK_ISSUER, KIOSK_CLIENT_ID (required); KIOSK_SCOPE (default "openid offline_access");
+#      LATCHKEY (binary, default: latchkey on PATH); KIOSK_MAX_ATTEMPTS (3);
+#      KIOSK_RETRY_DELAY (seconds between attempts after a network error, 5);
+#      KIOSK_START_COMMAND (default "systemctl start kiosk-app.service");
+#      KIOSK_LATCHKEY_ARGS (extra global options, e.g. "--state-dir /var/lib/latchkey --ca-file …").
+# Exit status: 0 when signed in and the service was started; otherwise latchkey's exit code
+# (4 denied, 5 expired after every retry, 6 network, 7 server, 8 verification, 9 storage, 130 interrupted).
+set -uo pipefail
+: "${KIOSK_ISSUER:?KIOSK_ISSUER is required}" "${KIOSK_CLIENT_ID:?KIOSK_CLIENT_ID is required}"
+LATCHKEY=${LATCHKEY:-latchkey}
+SCOPE=${KIOSK_SCOPE:-openid offline_access}
+MAX_ATTEMPTS=${KIOSK_MAX_ATTEMPTS:-3}
+RETRY_DELAY=${KIOSK_RETRY_DELAY:-5}
+START_COMMAND=${KIOSK_START_COMMAND:-systemctl start kiosk-app.service}
+read -r -a EXTRA <<< "${KIOSK_LATCHKEY_ARGS:-}"
+
+screen() { printf '%s\n' "$*"; }             # the kiosk's display
+field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
+
+# Reads latchkey's JSON events from stdin and shows them; the last line carries the exit status.
+show_events() {
+  local line
+  while IFS= read -r line; do
+    case $line in
+      *'"event":"verification"'*)
+        local uri complete code
+        uri=$(field verification_uri "$line"); complete=$(field verification_uri_complete "$line")
+        code=$(field user_code "$line")
+        screen "To set up this kiosk, open ${complete:-$uri} on your phone"
+        screen "or go to $uri and enter the code:  $code"
+        ;;
+      *'"event":"slow_down"'*) screen "(the server asked us to wait longer between checks)" ;;
+      *'"event":"authorized"'*) screen "Signed in as $(field subject "$line")." ;;
+      *'"event":"error"'*) screen "Sign-in stopped: $(field error "$line") - $(field message "$line")" ;;
+      exit:*) return "${line#exit:}" ;;
+    esac
+  done
+  return 1
+}
+
+attempt=1
+while :; do
+  screen "Kiosk sign-in, attempt $attempt of $MAX_ATTEMPTS"
+  status=0
+  # --qr draws the QR code on stderr, i.e. on the kiosk's screen, even without a TTY.
+  { "$LATCHKEY" "${EXTRA[@]}" login --json --qr --issuer "$KIOSK_ISSUER" --client-id "$KIOSK_CLIENT_ID" \
+      --scope "$SCOPE" </dev/null; echo "exit:$?"; } | show_events || status=$?
+  case $status in
+    0)
+      screen "Starting the kiosk."
+      sh -c "$START_COMMAND" || { screen "The kiosk service did not start."; exit 1; }
+      exit 0 ;;
+    5)
+      screen "The code expired before anyone approved it."
+      if (( attempt < MAX_ATTEMPTS )); then attempt=$((attempt + 1)); continue; fi
+      screen "Giving up after $MAX_ATTEMPTS codes."; exit 5 ;;
+    6)
+      screen "No connection to the sign-in server."
+      if (( attempt < MAX_ATTEMPTS )); then attempt=$((attempt + 1)); sleep "$RETRY_DELAY"; continue; fi
+      exit 6 ;;
+    4) screen "Sign-in was declined on the phone. Ask an administrator."; exit 4 ;;
+    3) screen "The server wants a new sign-in; run this again."; exit 3 ;;
+    7) screen "The sign-in server answered something unexpected; check the issuer and client id."; exit 7 ;;
+    8) screen "The server's tokens did not verify; refusing to continue."; exit 8 ;;
+    9) screen "This kiosk cannot store its tokens (storage or key problem)."; exit 9 ;;
+    130) screen "Interrupted."; exit 130 ;;
+    *) screen "latchkey failed (exit $status)."; exit "$status" ;;
+  esac
+done
