@@ -19,8 +19,13 @@ public struct SecretBytes: Sendable, CustomStringConvertible {
         private let allocation: UnsafeMutableRawBufferPointer
 
         deinit {
-            mbedtls_platform_zeroize(allocation.baseAddress, allocation.count)
+            Self.wipe(allocation)
             allocation.deallocate()
+        }
+
+        /// Overwrites `buffer` with zeros in a way the optimiser cannot drop.
+        static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+            mbedtls_platform_zeroize(buffer.baseAddress, buffer.count)
         }
     }
 
