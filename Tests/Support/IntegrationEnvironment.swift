@@ -4,12 +4,12 @@ import Testing
 public struct IntegrationEnvironment: Sendable {
     /// Plain-HTTP issuer of the normal plugin, `http://127.0.0.1:PORT/api/oidc`.
     public let issuer: String
-    /// Plain-HTTP issuer with short device-code and access-token lifetimes.
-    public let issuerShort: String
+    /// Plain-HTTP issuer whose device codes expire after ``shortDeviceTTL`` seconds.
+    public let issuerDeviceExpiry: String
+    /// Plain-HTTP issuer whose access tokens live ``shortAccessTokenTTL`` seconds.
+    public let issuerShortToken: String
     /// TLS issuer, `https://localhost:PORT/api/oidc`, behind stunnel.
     public let issuerTLS: String
-    /// TLS issuer with short lifetimes.
-    public let issuerTLSShort: String
     /// PEM file of the throwaway CA that signed the `localhost` certificate.
     public let caFile: String
     /// JSON-lines log of every request the plain instance received (counting proxy).
@@ -35,8 +35,8 @@ public struct IntegrationEnvironment: Sendable {
     public static func load(_ env: [String: String] = HostEnvironment.current) throws -> IntegrationEnvironment {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
         return IntegrationEnvironment(
-            issuer: try v("ISSUER"), issuerShort: try v("ISSUER_SHORT"), issuerTLS: try v("ISSUER_TLS"),
-            issuerTLSShort: try v("ISSUER_TLS_SHORT"), caFile: try v("CA_FILE"),
+            issuer: try v("ISSUER"), issuerDeviceExpiry: try v("ISSUER_DEVICE_EXPIRY"),
+            issuerShortToken: try v("ISSUER_SHORT_TOKEN"), issuerTLS: try v("ISSUER_TLS"), caFile: try v("CA_FILE"),
             proxyLog: try v("PROXY_LOG"), proxyLogTLS: try v("PROXY_LOG_TLS"),
             clientRS256: try v("CLIENT_RS256"), clientPS256: try v("CLIENT_PS256"), clientES256: try v("CLIENT_ES256"),
             clientCode: try v("CLIENT_CODE"), redirectURI: try v("REDIRECT_URI"),

@@ -22,7 +22,7 @@ Paths:
   /redirect?n=K&to=URL  302 to URL (or to /length) 
   /count             200 with the number of requests this server has seen
 """
-import argparse, json, socket, ssl, sys, threading, time
+import argparse, json, os, socket, ssl, sys, threading, time
 from urllib.parse import urlsplit, parse_qs
 
 COUNT = 0
@@ -156,6 +156,12 @@ def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
     print(sock.getsockname()[1], flush=True)
+    # The test process holds our stdin open; when it exits (even killed), stdin ends and so do we.
+    def watchdog():
+        while sys.stdin.buffer.read(1):
+            pass
+        os._exit(0)
+    threading.Thread(target=watchdog, daemon=True).start()
     while True:
         conn, _ = sock.accept()
         threading.Thread(target=serve, args=(conn, context), daemon=True).start()

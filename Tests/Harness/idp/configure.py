@@ -3,8 +3,8 @@
 
 Creates: scopes, the user, two OIDC plugin instances and the clients.
 - plugin `oidc`: the normal one (device interval from --interval, long-lived tokens).
-- plugin `short`: same keys and clients, but short device-code and access-token lifetimes,
-  for the expiry and refresh-contention tests.
+- plugin `quickexpiry`: device codes expire after --short-device-ttl seconds (expiry tests).
+- plugin `shortlived`: access tokens live --short-at-ttl seconds (refresh and contention tests).
 Both plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`.
 
@@ -80,7 +80,8 @@ def main() -> None:
                                       "enabled": True, "parameters": params})
 
     plugin("oidc", a.device_ttl, a.at_ttl)
-    plugin("short", a.short_device_ttl, a.short_at_ttl)
+    plugin("quickexpiry", a.short_device_ttl, a.at_ttl)
+    plugin("shortlived", a.device_ttl, a.short_at_ttl)
 
     call("POST", "/user/", {"username": USER, "password": PASSWORD, "name": "Alice Example",
                             "email": "alice@example.test", "enabled": True,

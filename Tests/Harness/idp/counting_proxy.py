@@ -3,7 +3,8 @@
 
 Every request is forwarded to --upstream unchanged, and one JSON line is appended to --log:
   {"t": <request received, epoch s>, "t_done": <response sent>, "method", "path", "query",
-   "params": {form/JSON body fields}, "status", "client": <remote port>}
+   "params": {form/JSON body fields}, "status", "error": <OAuth error code or null>,
+   "client": <remote port>}
 Secret-bearing fields (tokens, codes, verifiers, secrets, passwords) are logged as
 "sha256:<first 16 hex>" so tests can tell tokens apart without a secret ever reaching a log.
 
@@ -45,6 +46,17 @@ def body_params(content_type: str, body: bytes) -> dict:
     return {}
 
 
+def oauth_error(body: bytes):
+    """The OAuth `error` code of a small JSON error body (pending vs slow_down share HTTP 400)."""
+    if not body or len(body) > 4096:
+        return None
+    try:
+        value = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value.get("error") if isinstance(value, dict) else None
+
+
 def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -80,7 +92,7 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
             entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command, "path": path,
                      "query": redact({k: v[0] for k, v in urllib.parse.parse_qs(query).items()}),
                      "params": redact(body_params(self.headers.get("Content-Type", ""), body)),
-                     "status": status, "client": self.client_address[1]}
+                     "status": status, "error": oauth_error(data), "client": self.client_address[1]}
             with lock, open(log_path, "a") as out:
                 out.write(json.dumps(entry) + "\n")
 

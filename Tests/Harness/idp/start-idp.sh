@@ -4,8 +4,8 @@
 #   - "tls":   Glewlwyd behind a counting proxy behind stunnel (throwaway CA, certificate for
 #              `localhost`), issuer https://localhost:$((BASE+10))/api/oidc
 # Two Glewlwyd instances because Glewlwyd derives the issuer and every discovery endpoint from its
-# single external_url. Each instance has the plugins `oidc` (normal) and `short` (short device-code
-# and access-token lifetimes) and the same clients (configure.py).
+# single external_url. Each instance has the plugins `oidc` (normal), `quickexpiry` (short-lived
+# device codes) and `shortlived` (short-lived access tokens), and the same clients (configure.py).
 #
 # usage: start-idp.sh STATE_DIR
 # env:   LATCHKEY_IT_PORT_BASE (default 14600), LATCHKEY_IT_DEVICE_INTERVAL (1),
@@ -118,9 +118,9 @@ cat > "$STATE/env.sh" <<ENV
 # Written by Tests/Harness/idp/start-idp.sh; source it to reach the test IdP.
 export LATCHKEY_IT_STATE='$STATE'
 export LATCHKEY_IT_ISSUER='http://127.0.0.1:$PLAIN/api/oidc'
-export LATCHKEY_IT_ISSUER_SHORT='http://127.0.0.1:$PLAIN/api/short'
+export LATCHKEY_IT_ISSUER_DEVICE_EXPIRY='http://127.0.0.1:$PLAIN/api/quickexpiry'
+export LATCHKEY_IT_ISSUER_SHORT_TOKEN='http://127.0.0.1:$PLAIN/api/shortlived'
 export LATCHKEY_IT_ISSUER_TLS='https://localhost:$TLS/api/oidc'
-export LATCHKEY_IT_ISSUER_TLS_SHORT='https://localhost:$TLS/api/short'
 export LATCHKEY_IT_CA_FILE='$STATE/ca/ca.pem'
 export LATCHKEY_IT_PROXY_LOG='$STATE/plain/requests.jsonl'
 export LATCHKEY_IT_PROXY_LOG_TLS='$STATE/tls/requests.jsonl'
