@@ -49,17 +49,22 @@ public struct TokenFile: Sendable, Equatable {
         self.tag = tag
     }
 
-    /// The header: every byte before the ciphertext.
+    /// The header: every byte before the ciphertext (its last field is the ciphertext length,
+    /// so set `ciphertext` before asking for the header of a finished file).
     public var header: [UInt8] {
         let name = Array(profile.utf8)
         var bytes = Self.magic
-        bytes.reserveCapacity(4 + 3 + name.count + 20 + Self.nonceByteCount)
+        bytes.reserveCapacity(4 + 3 + name.count + 20 + Self.nonceByteCount + 4)
         bytes.append(Self.currentVersion)
         bytes.append(keySource.rawValue)
         bytes.append(UInt8(truncatingIfNeeded: name.count))
         bytes += name
         bytes += keyDerivation.encoded
         bytes += nonce
+        // The ciphertext length lets a cut-off file be reported as truncated, not as tampered.
+        let length = UInt32(truncatingIfNeeded: ciphertext.count)
+        bytes += [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+                  UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
         return bytes
     }
 
@@ -121,9 +126,18 @@ public struct TokenFile: Sendable, Equatable {
             derivation = .hkdfSHA256(salt: salt)
         }
         guard let nonce = reader.take(nonceByteCount) else { throw .truncated(path: path) }
-        // At least one ciphertext byte: the payload is a JSON object, never empty.
-        guard reader.remaining > tagByteCount else { throw .truncated(path: path) }
-        let ciphertext = reader.take(reader.remaining - tagByteCount)!
+        guard let lengthBytes = reader.take(4) else { throw .truncated(path: path) }
+        let length = Int(lengthBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        // The payload is a JSON object, never empty.
+        guard length > 0 else { throw .corrupt(path: path, reason: "empty payload") }
+        guard length <= maximumByteCount else {
+            throw .corrupt(path: path, reason: "payload length \(length) exceeds the \(maximumByteCount)-byte limit")
+        }
+        guard reader.remaining >= length + tagByteCount else { throw .truncated(path: path) }
+        guard reader.remaining == length + tagByteCount else {
+            throw .corrupt(path: path, reason: "\(reader.remaining - length - tagByteCount) bytes after the tag")
+        }
+        let ciphertext = reader.take(length)!
         let tag = reader.take(tagByteCount)!
         return TokenFile(keySource: kind, profile: profile, keyDerivation: derivation,
                          nonce: nonce, ciphertext: ciphertext, tag: tag)
@@ -173,16 +187,24 @@ public struct TokenFile: Sendable, Equatable {
             throw .corrupt(path: profile, reason: "session cannot be encoded: \(error)")
         }
         defer { plaintext.withUnsafeMutableBytes { Self.zeroize($0) } }
+        guard plaintext.count <= maximumByteCount - 1024 else {
+            throw .tooLarge(path: profile, size: plaintext.count, limit: maximumByteCount - 1024)
+        }
+        // GCM ciphertext is as long as the plaintext; the header (and so the AAD) records that length.
         var file = TokenFile(keySource: keySource, profile: profile, keyDerivation: keyDerivation,
-                             nonce: nonce, ciphertext: [], tag: [])
+                             nonce: nonce, ciphertext: [UInt8](repeating: 0, count: plaintext.count), tag: [])
+        let sealed: (ciphertext: [UInt8], tag: [UInt8])
         do {
-            let sealed = try AESGCM.seal(plaintext, key: fileKey, nonce: nonce,
-                                         authenticating: additionalData(header: file.header, expectedProfile: profile))
-            file.ciphertext = sealed.ciphertext
-            file.tag = sealed.tag
+            sealed = try AESGCM.seal(plaintext, key: fileKey, nonce: nonce,
+                                     authenticating: additionalData(header: file.header, expectedProfile: profile))
         } catch {
             throw .keyUnavailable("encryption failed: \(error)")
         }
+        guard sealed.ciphertext.count == plaintext.count, sealed.tag.count == tagByteCount else {
+            throw .keyUnavailable("encryption returned \(sealed.ciphertext.count)+\(sealed.tag.count) bytes for \(plaintext.count)")
+        }
+        file.ciphertext = sealed.ciphertext
+        file.tag = sealed.tag
         return file
     }
 

@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholder_LatchkeyStoreTests() { #expect(1 + 1 == 2) }
