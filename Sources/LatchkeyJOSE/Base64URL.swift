@@ -24,33 +24,44 @@ public enum Base64URL {
     /// Decodes the ASCII bytes of a base64url text with the same strictness as `decode(_:)`.
     public static func decode(bytes: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let n = bytes.count
-        if n % 4 == 1 { throw .malformed("base64url length \(n) is impossible") }
-        var out = [UInt8]()
-        out.reserveCapacity(n * 3 / 4)
-        try table.withUnsafeBufferPointer { (t) throws(JOSEError) in
-            var i = 0
-            while i + 4 <= n {
-                let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])], c = t[Int(bytes[i + 2])], d = t[Int(bytes[i + 3])]
-                if (a | b | c | d) & 0xC0 != 0 { throw .malformed("invalid base64url character") }
-                out.append(a << 2 | b >> 4)
-                out.append(b << 4 | c >> 2)
-                out.append(c << 6 | d)
-                i += 4
+        let rest = n % 4
+        if rest == 1 { throw .malformed("base64url length \(n) is impossible") }
+        let outCount = n / 4 * 3 + (rest == 0 ? 0 : rest - 1)
+        // 0 = fine, 1 = bad character, 2 = non-canonical trailing bits. Errors are reported after the
+        // buffer is filled because the initialiser below cannot carry a typed error.
+        var problem = 0
+        let out = [UInt8](unsafeUninitializedCapacity: outCount) { out, count in
+            table.withUnsafeBufferPointer { t in
+                var i = 0, o = 0
+                var bad: UInt8 = 0
+                while i + 4 <= n {
+                    let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])], c = t[Int(bytes[i + 2])], d = t[Int(bytes[i + 3])]
+                    bad |= a | b | c | d
+                    out[o] = a << 2 | b >> 4
+                    out[o + 1] = b << 4 | c >> 2
+                    out[o + 2] = c << 6 | d
+                    i += 4
+                    o += 3
+                }
+                if rest == 2 {
+                    let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])]
+                    bad |= a | b
+                    if b & 0x0F != 0 && b < 64 { problem = 2 }
+                    out[o] = a << 2 | b >> 4
+                } else if rest == 3 {
+                    let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])], c = t[Int(bytes[i + 2])]
+                    bad |= a | b | c
+                    if c & 0x03 != 0 && c < 64 { problem = 2 }
+                    out[o] = a << 2 | b >> 4
+                    out[o + 1] = b << 4 | c >> 2
+                }
+                // Any byte outside the alphabet maps to 0xFF, so its top bits show up here.
+                if bad & 0xC0 != 0 { problem = 1 }
             }
-            let rest = n - i
-            if rest == 2 {
-                let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])]
-                if (a | b) & 0xC0 != 0 { throw .malformed("invalid base64url character") }
-                if b & 0x0F != 0 { throw .malformed("non-canonical base64url trailing bits") }
-                out.append(a << 2 | b >> 4)
-            } else if rest == 3 {
-                let a = t[Int(bytes[i])], b = t[Int(bytes[i + 1])], c = t[Int(bytes[i + 2])]
-                if (a | b | c) & 0xC0 != 0 { throw .malformed("invalid base64url character") }
-                if c & 0x03 != 0 { throw .malformed("non-canonical base64url trailing bits") }
-                out.append(a << 2 | b >> 4)
-                out.append(b << 4 | c >> 2)
-            }
+            count = outCount
         }
+        if problem == 1 { throw .malformed("invalid base64url character") }
+        if problem == 2 { throw .malformed("non-canonical base64url trailing bits") }
         return out
     }
 

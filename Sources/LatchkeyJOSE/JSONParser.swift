@@ -188,6 +188,8 @@ private struct Reader {
             default: throw fail("bad escape")
             }
         }
+        // ASCII needs no validation (and the generic validator is a hot spot when verifying tokens).
+        if !out.contains(where: { $0 >= 0x80 }) { return String(decoding: out, as: UTF8.self) }
         // Refuse invalid UTF-8 rather than repairing it: a repaired claim is a different claim.
         guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
         return s

@@ -33,12 +33,14 @@ public struct JWS: Sendable {
     private static func parse(_ buf: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> (JOSEHeader, [UInt8], [UInt8], [UInt8]) {
         guard buf.count <= maxSize else { throw .malformed("token larger than \(maxSize) bytes") }
         guard !buf.isEmpty else { throw .malformed("empty token") }
-        var dots: [Int] = []
+        var first = -1, second = -1
         for i in 0..<buf.count where buf[i] == UInt8(ascii: ".") {
-            dots.append(i)
-            if dots.count > 2 { throw .malformed("more than three segments (JWE or JSON serialisation is not accepted)") }
+            if first < 0 { first = i } else if second < 0 { second = i } else {
+                throw .malformed("more than three segments (JWE or JSON serialisation is not accepted)")
+            }
         }
-        guard dots.count == 2 else { throw .malformed("expected three segments, found \(dots.count + 1)") }
+        guard second >= 0 else { throw .malformed("expected three segments, found \(first < 0 ? 1 : 2)") }
+        let dots = [first, second]
         let h = UnsafeBufferPointer(rebasing: buf[0..<dots[0]])
         let p = UnsafeBufferPointer(rebasing: buf[(dots[0] + 1)..<dots[1]])
         let s = UnsafeBufferPointer(rebasing: buf[(dots[1] + 1)...])
