@@ -66,6 +66,7 @@ import Testing
         #expect(!key.isValidPKCS1v15Signature(flipped, for: Self.message, hash: .sha256))
         // Same integer, wrong length: refused (RFC 8017 §8.2.2 step 1).
         #expect(!key.isValidPKCS1v15Signature([0] + Self.pkcs1SHA256, for: Self.message, hash: .sha256))
+        #expect(!key.isValidPKCS1v15Signature(Self.pkcs1SHA256 + [0], for: Self.message, hash: .sha256))
         #expect(!key.isValidPKCS1v15Signature([], for: Self.message, hash: .sha256))
         // A PSS signature is not a PKCS#1 v1.5 signature.
         #expect(!key.isValidPKCS1v15Signature(Self.pssSHA256Salt32, for: Self.message, hash: .sha256))
