@@ -1,0 +1,98 @@
+import FoundationEssentials
+import Testing
+import LatchkeyHTTP
+@testable import Latchkey
+
+@Suite struct DiscoveryTests {
+    static func document(issuer: String, extra: String = "") -> String {
+        #"{"issuer":"\#(issuer)","token_endpoint":"\#(issuer)/token","authorization_endpoint":"\#(issuer)/auth","jwks_uri":"\#(issuer)/jwks","id_token_signing_alg_values_supported":["RS256","ES256"]\#(extra)}"#
+    }
+
+    @Test func oidcDiscoveryReadsMetadata() async throws {
+        let t = FakeTransport { r, _ in
+            r.url.absoluteString == "https://idp.example/realms/x/.well-known/openid-configuration"
+                ? Reply.json(200, Self.document(issuer: "https://idp.example/realms/x", extra: #","device_authorization_endpoint":"https://idp.example/realms/x/device","code_challenge_methods_supported":["S256"],"authorization_response_iss_parameter_supported":true"#), headers: [("Cache-Control", "no-store")])
+                : Reply.empty(404)
+        }
+        let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/realms/x", transport: t)
+        #expect(m.tokenEndpoint == "https://idp.example/realms/x/token")
+        #expect(m.deviceAuthorizationEndpoint == "https://idp.example/realms/x/device")
+        #expect(m.codeChallengeMethodsSupported == ["S256"])
+        #expect(m.authorizationResponseIssParameterSupported == true)
+        #expect(t.sent.count == 1)
+        #expect(t.sent[0].request.maxRedirects == 3)
+    }
+
+    @Test func fallsBackToRFC8414WithPathInsertion() async throws {
+        let t = FakeTransport { r, _ in
+            r.url.absoluteString == "https://idp.example/.well-known/oauth-authorization-server/tenant1"
+                ? Reply.json(200, Self.document(issuer: "https://idp.example/tenant1"))
+                : Reply.empty(404)
+        }
+        let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/tenant1", transport: t)
+        #expect(m.issuer == "https://idp.example/tenant1")
+        #expect(t.sent.map(\.request.url.absoluteString) == [
+            "https://idp.example/tenant1/.well-known/openid-configuration",
+            "https://idp.example/.well-known/oauth-authorization-server/tenant1",
+        ])
+    }
+
+    @Test func issuerMismatchIsRefused() async {
+        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://evil.example")) }
+        await expectError(exitCode: 7, code: "issuer_mismatch") {
+            try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t)
+        }
+    }
+
+    @Test func trailingSlashIssuerMustMatchExactly() async {
+        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example")) }
+        await expectError(exitCode: 7, code: "issuer_mismatch") {
+            try await ProviderDiscovery.discover(issuer: "https://idp.example/", transport: t)
+        }
+    }
+
+    @Test func plainHTTPOnlyForLoopback() async throws {
+        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "http://127.0.0.1:8080/api/oidc")) }
+        let m = try await ProviderDiscovery.discover(issuer: "http://127.0.0.1:8080/api/oidc", transport: t)
+        #expect(m.tokenEndpoint == "http://127.0.0.1:8080/api/oidc/token")
+        await expectError(exitCode: 2) { try await ProviderDiscovery.discover(issuer: "http://idp.example", transport: t) }
+    }
+
+    @Test func insecureEndpointInMetadataIsRefused() async {
+        let t = FakeTransport { _, _ in
+            Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"http://idp.example/token"}"#)
+        }
+        await expectError(exitCode: 7) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+    }
+
+    @Test func djangoMetadataLacksDeviceAndRevocationSoOverridesFillThem() async throws {
+        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example/o")) }
+        let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device-authorization/",
+                                          revocation: "https://idp.example/o/revoke_token/")
+        let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/o", transport: t, overrides: overrides)
+        #expect(m.deviceAuthorizationEndpoint == "https://idp.example/o/device-authorization/")
+        #expect(m.revocationEndpoint == "https://idp.example/o/revoke_token/")
+        #expect(m.tokenEndpoint == "https://idp.example/o/token")
+    }
+
+    @Test func glewlwydListsDoNotRefuseAnything() throws {
+        let object = try JSONParserShim.object(Self.document(issuer: "https://idp.example", extra: #","grant_types_supported":["authorization_code"],"token_endpoint_auth_methods_supported":["client_secret_basic"]"#))
+        let m = try ProviderDiscovery.parse(object, expectedIssuer: "https://idp.example")
+        #expect(m.grantTypesSupported == ["authorization_code"])
+    }
+
+    @Test func networkErrorIsExitSix() async {
+        let t = FakeTransport { _, _ in throw HTTPError.dnsFailure(host: "idp.example") }
+        await expectError(exitCode: 6) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+    }
+
+    @Test func nothingFoundIsAProtocolError() async {
+        let t = FakeTransport { _, _ in Reply.empty(404) }
+        await expectError(exitCode: 7) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+    }
+}
+
+import LatchkeyJOSE
+enum JSONParserShim {
+    static func object(_ text: String) throws -> JSONObject { try JSONParser().parseObject(Array(text.utf8)) }
+}

@@ -1,0 +1,211 @@
+import FoundationEssentials
+import Testing
+import LatchkeyHTTP
+import LatchkeyJOSE
+@testable import Latchkey
+
+@Suite struct IDTokenVerifierTests {
+    let clock = VirtualClock()
+
+    func verifier(_ issuer: TestIssuer, _ configure: (inout IDTokenVerifier.Configuration) -> Void = { _ in }) throws -> IDTokenVerifier {
+        var c = IDTokenVerifier.Configuration(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID, allowedAlgorithms: [.es256, .rs256])
+        configure(&c)
+        return IDTokenVerifier(configuration: c, keySet: try issuer.keySet(), time: clock)
+    }
+
+    func expectVerification(_ token: String, _ v: IDTokenVerifier, nonce: String? = nil, accessToken: String? = nil,
+                            matches: (IDTokenError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            _ = try await v.verify(token, nonce: nonce, accessToken: accessToken)
+            Issue.record("token accepted", sourceLocation: sourceLocation)
+        } catch {
+            guard case .verification(let e) = error else { Issue.record("wrong error \(error)", sourceLocation: sourceLocation); return }
+            #expect(matches(e), "\(e)", sourceLocation: sourceLocation)
+            #expect(error.exitCode == 8, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func validES256TokenVerifies() async throws {
+        let idp = try TestIssuer()
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), nonce: "n-1"))
+        let verified = try await verifier(idp).verify(token, nonce: "n-1")
+        #expect(verified.subject == "user-1")
+        #expect(verified.algorithm == .es256)
+    }
+
+    @Test func wrongIssuer() async throws {
+        let idp = try TestIssuer()
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("iss", "https://other.example")]))
+        await expectVerification(token, try verifier(idp)) { if case .issuer = $0 { return true }; return false }
+    }
+
+    @Test func audienceMustContainClientID() async throws {
+        let idp = try TestIssuer()
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", "someone-else")]))
+        await expectVerification(token, try verifier(idp)) { if case .audience = $0 { return true }; return false }
+    }
+
+    @Test func severalAudiencesNeedAzp() async throws {
+        let idp = try TestIssuer()
+        let multi: JSONValue = .array([.string(TestIssuer.clientID), "api"])
+        let noAzp = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi)]))
+        await expectVerification(noAzp, try verifier(idp)) { if case .authorizedParty = $0 { return true }; return false }
+        let wrongAzp = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi), ("azp", "api")]))
+        await expectVerification(wrongAzp, try verifier(idp)) { if case .authorizedParty = $0 { return true }; return false }
+        let good = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi), ("azp", .string(TestIssuer.clientID))]))
+        _ = try await verifier(idp).verify(good)
+    }
+
+    @Test func expiryWithLeeway() async throws {
+        let idp = try TestIssuer()
+        let t = Int64(clock.now().timeIntervalSince1970)
+        let justExpired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 30)), ("iat", .integer(t - 600))]))
+        _ = try await verifier(idp).verify(justExpired)   // within the 60 s leeway
+        let expired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 61)), ("iat", .integer(t - 600))]))
+        await expectVerification(expired, try verifier(idp)) { if case .expired = $0 { return true }; return false }
+        _ = try await verifier(idp) { $0.skipExpiryCheck = true }.verify(expired)
+    }
+
+    @Test func issuedInTheFuture() async throws {
+        let idp = try TestIssuer()
+        let t = Int64(clock.now().timeIntervalSince1970)
+        let future = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("iat", .integer(t + 120))]))
+        await expectVerification(future, try verifier(idp)) { if case .issuedAt = $0 { return true }; return false }
+    }
+
+    @Test func nonceCheckedWhenSent() async throws {
+        let idp = try TestIssuer()
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), nonce: "other"))
+        await expectVerification(token, try verifier(idp), nonce: "mine") { $0 == .nonceMismatch }
+        let none = try idp.sign(TestIssuer.claims(now: clock.now()))
+        await expectVerification(none, try verifier(idp), nonce: "mine") { $0 == .nonceMismatch }
+        // Device-grant ID tokens carry no nonce and none was sent.
+        _ = try await verifier(idp).verify(none)
+    }
+
+    @Test func atHashCheckedWhenPresent() async throws {
+        let idp = try TestIssuer()
+        let good = AccessTokenHash.compute(accessToken: "access-1", algorithm: .es256)
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("at_hash", .string(good))]))
+        _ = try await verifier(idp).verify(token, accessToken: "access-1")
+        await expectVerification(token, try verifier(idp), accessToken: "access-2") { $0 == .accessTokenHashMismatch }
+    }
+
+    @Test func badSignatureRefused() async throws {
+        let idp = try TestIssuer()
+        let other = try TestIssuer()
+        let token = try other.sign(TestIssuer.claims(now: clock.now()))   // same kid "k1", different key
+        await expectVerification(token, try verifier(idp)) { $0 == .jose(.invalidSignature) }
+    }
+
+    @Test func algorithmNotAllowedOrNoneOrHS256() async throws {
+        let idp = try TestIssuer()
+        let claims = TestIssuer.claims(now: clock.now())
+        let es = try idp.sign(claims)
+        await expectVerification(es, try verifier(idp) { $0.allowedAlgorithms = [.rs256] }) { $0 == .jose(.algorithmNotAllowed("ES256")) }
+        let none = try idp.sign(claims, alg: "none")
+        await expectVerification(none, try verifier(idp)) { if case .jose = $0 { return true }; return false }
+        let hs = try idp.sign(claims, alg: "HS256")
+        await expectVerification(hs, try verifier(idp)) { if case .jose(.unsupportedAlgorithm("HS256")) = $0 { return true }; return false }
+    }
+
+    @Test func allowedAlgorithmsAreConfiguredIntersectAdvertised() throws {
+        #expect(try IDTokenVerifier.allowedAlgorithms(configured: nil, advertised: ["RS256", "ES256", "HS256", "none"]) == [.rs256, .es256])
+        #expect(try IDTokenVerifier.allowedAlgorithms(configured: ["ES256"], advertised: ["RS256", "ES256"]) == [.es256])
+        #expect(try IDTokenVerifier.allowedAlgorithms(configured: nil, advertised: nil) == [.rs256])
+        #expect(throws: LatchkeyError.self) { try IDTokenVerifier.allowedAlgorithms(configured: ["PS256"], advertised: ["RS256"]) }
+        #expect(throws: LatchkeyError.self) { try IDTokenVerifier.allowedAlgorithms(configured: nil, advertised: ["EdDSA"]) }
+    }
+
+    @Test func entraTenantSubstitutionOnlyWhenEnabled() async throws {
+        let idp = try TestIssuer()
+        let common = "https://login.microsoftonline.com/{tenantid}/v2.0"
+        let tid = "9188040d-6c67-4c5b-b112-36a304b66dad"
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [
+            ("iss", .string("https://login.microsoftonline.com/\(tid)/v2.0")), ("tid", .string(tid))]))
+        await expectVerification(token, try verifier(idp) { $0.issuer = common }) { if case .issuer = $0 { return true }; return false }
+        _ = try await verifier(idp) { $0.issuer = common; $0.substituteEntraTenantID = true }.verify(token)
+    }
+
+    @Test func refreshedTokenMustKeepIssSubAud() async throws {
+        let idp = try TestIssuer()
+        let v = try verifier(idp)
+        let first = try await v.verify(try idp.sign(TestIssuer.claims(now: clock.now())))
+        let same = try await v.verify(try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("extra", "x")])))
+        try IDTokenVerifier.checkRefresh(same, previous: first.claims)
+        let otherSub = try await v.verify(try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("sub", "user-2")])))
+        #expect(throws: LatchkeyError.self) { try IDTokenVerifier.checkRefresh(otherSub, previous: first.claims) }
+    }
+
+    // MARK: RemoteKeySet
+
+    func jwksServer(_ keys: @escaping @Sendable () -> [TestIssuer], cacheControl: String? = nil) -> FakeTransport {
+        FakeTransport(clock: clock) { r, _ in
+            guard r.url.path == "/jwks" else { return Reply.empty(404) }
+            return Reply.json(200, TestIssuer.jwks(keys()), headers: cacheControl.map { [("Cache-Control", $0)] } ?? [])
+        }
+    }
+
+    @Test func unknownKidRefetchesOnceAndIsRateLimited() async throws {
+        let old = try TestIssuer(kid: "old")
+        let new = try TestIssuer(kid: "new")
+        let rotated = Flag()
+        let t = jwksServer { rotated.value ? [old, new] : [old] }
+        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
+        _ = try await v.verify(try old.sign(TestIssuer.claims(now: clock.now())))
+        #expect(t.sent.count == 1)
+        // An unknown kid right after a fetch: no refetch (rate limit), refused.
+        let newToken = try new.sign(TestIssuer.claims(now: clock.now()))
+        await expectVerification(newToken, v) { $0 == .jose(.noMatchingKey(kid: "new")) }
+        #expect(t.sent.count == 1)
+        // A minute later the issuer has rotated: one refetch, accepted.
+        clock.advance(61)
+        rotated.value = true
+        let again = try new.sign(TestIssuer.claims(now: clock.now()))
+        _ = try await v.verify(again)
+        #expect(t.sent.count == 2)
+        // A forged kid soon after: no further fetch.
+        let forged = try new.sign(TestIssuer.claims(now: clock.now()), kid: "forged")
+        await expectVerification(forged, v) { $0 == .jose(.noMatchingKey(kid: "forged")) }
+        #expect(t.sent.count == 2)
+    }
+
+    @Test func badClaimsNeverCauseAFetch() async throws {
+        let idp = try TestIssuer()
+        let t = jwksServer { [idp] }
+        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
+        let wrongAud = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", "x")]), kid: "unknown")
+        await expectVerification(wrongAud, v) { if case .audience = $0 { return true }; return false }
+        #expect(t.sent.isEmpty)
+    }
+
+    @Test func cacheHonoursMaxAgeWithinBounds() async throws {
+        #expect(RemoteKeySet.cacheAge("public, max-age=300") == 300)
+        #expect(RemoteKeySet.cacheAge("max-age=5") == 60)
+        #expect(RemoteKeySet.cacheAge("max-age=999999") == 86_400)
+        #expect(RemoteKeySet.cacheAge("no-store") == 60)
+        #expect(RemoteKeySet.cacheAge(nil) == 3600)
+
+        let idp = try TestIssuer()
+        let t = jwksServer({ [idp] }, cacheControl: "max-age=300")
+        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        _ = try await keys.currentKeys()
+        clock.advance(299)
+        _ = try await keys.currentKeys()
+        #expect(t.sent.count == 1)
+        clock.advance(2)
+        _ = try await keys.currentKeys()
+        #expect(t.sent.count == 2)
+    }
+}
+
+final class Flag: @unchecked Sendable {
+    private let lock = NSLockish()
+    private var v = false
+    var value: Bool {
+        get { lock.run { v } }
+        set { lock.run { v = newValue } }
+    }
+}
