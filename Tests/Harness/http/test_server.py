@@ -10,6 +10,7 @@ Paths:
   /chunked           200, chunked body with a trailer
   /close             200, body delimited by connection close (no length)
   /echo              200, JSON describing the request (method, target, headers, body)
+  /token             200, a token response (secrets the verbose log must not show)
   /oversize-body     200, Content-Length above 1 MiB
   /oversize-chunked  200, chunked body that grows past 1 MiB
   /oversize-headers  200 with a 40 KiB header block
@@ -75,6 +76,10 @@ def respond(conn, method, target, headers, body):
             send(("%x;ext=1\r\n" % len(part)).encode() + part + b"\r\n")
             time.sleep(0.01)
         send(b"0\r\nX-Trailer: done\r\n\r\n")
+    elif path == "/token":
+        payload = b'{"access_token":"ATSECRET","token_type":"Bearer","expires_in":3600,"id_token":"IDSECRET"}'
+        send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: "
+             + str(len(payload)).encode() + b"\r\n\r\n" + payload)
     elif path == "/close":
         send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody until close")
     elif path == "/echo":

@@ -9,7 +9,7 @@
 #
 # usage: start-idp.sh STATE_DIR
 # env:   LATCHKEY_IT_PORT_BASE (default 14600), LATCHKEY_IT_DEVICE_INTERVAL (1),
-#        LATCHKEY_IT_SHORT_DEVICE_TTL (4), LATCHKEY_IT_SHORT_AT_TTL (12), PYTHON (python3)
+#        LATCHKEY_IT_SHORT_DEVICE_TTL (4), LATCHKEY_IT_SHORT_AT_TTL (30), PYTHON (python3)
 # Writes STATE_DIR/env.sh (the LATCHKEY_IT_* variables the tests read). Stop with stop-idp.sh STATE_DIR.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +17,7 @@ STATE=${1:?usage: start-idp.sh STATE_DIR}
 BASE=${LATCHKEY_IT_PORT_BASE:-14600}
 INTERVAL=${LATCHKEY_IT_DEVICE_INTERVAL:-1}
 SHORT_DEVICE_TTL=${LATCHKEY_IT_SHORT_DEVICE_TTL:-4}
-SHORT_AT_TTL=${LATCHKEY_IT_SHORT_AT_TTL:-12}
+SHORT_AT_TTL=${LATCHKEY_IT_SHORT_AT_TTL:-30}
 PYTHON=${PYTHON:-python3}
 started=$(date +%s.%N)
 
