@@ -94,7 +94,12 @@ final class MemoryTokenStore: TokenStore, @unchecked Sendable {
     func save(_ session: StoredSession) throws { state.withLock { $0.session = session; $0.saves.append(session) } }
     func delete() throws { state.withLock { $0.session = nil; $0.deletes += 1 } }
 
+    private let lockCount = Mutex(0)
+    /// How many times `withLock` was entered.
+    var locks: Int { lockCount.withLock { $0 } }
+
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        lockCount.withLock { $0 += 1 }
         await acquire()
         defer { release() }
         return try await body()
@@ -118,4 +123,13 @@ final class MemoryTokenStore: TokenStore, @unchecked Sendable {
         }
         next?.resume()
     }
+}
+
+/// A store whose every operation fails, as a corrupt or unreadable file would.
+struct FailingTokenStore: TokenStore {
+    struct Broken: Error {}
+    func load() throws -> StoredSession? { throw Broken() }
+    func save(_ session: StoredSession) throws { throw Broken() }
+    func delete() throws { throw Broken() }
+    func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T { try await body() }
 }

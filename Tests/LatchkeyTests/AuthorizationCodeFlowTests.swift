@@ -1,0 +1,80 @@
+import FoundationEssentials
+import Testing
+import LatchkeyHTTP
+@testable import Latchkey
+
+@Suite struct AuthorizationCodeFlowTests {
+    func flow(_ metadata: ProviderMetadata = testMetadata()) -> AuthorizationCodeFlow {
+        let client = TokenClient(configuration: testConfiguration(), metadata: metadata,
+                                 transport: FakeTransport { _, _ in Reply.empty(500) })
+        return AuthorizationCodeFlow(client: client, random: CountingRandom())
+    }
+
+    @Test func authorizationURLCarriesEveryParameter() throws {
+        let request = try flow().makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        #expect(request.url.absoluteString.hasPrefix("https://idp.example/authorize?"))
+        let q = Dictionary(FormURLEncoding.decode(request.url.query ?? ""), uniquingKeysWith: { a, _ in a })
+        #expect(q["response_type"] == "code")
+        #expect(q["client_id"] == TestIssuer.clientID)
+        #expect(q["redirect_uri"] == "http://127.0.0.1:4000/callback")
+        #expect(q["scope"] == "openid offline_access")
+        #expect(q["state"] == request.state && !request.state.isEmpty)
+        #expect(q["nonce"] == request.nonce && !request.nonce.isEmpty)
+        #expect(q["code_challenge"] == request.pkce.challenge)
+        #expect(q["code_challenge_method"] == "S256")
+        #expect(request.pkce.verifier.count >= 43)
+    }
+
+    @Test func stateMustMatch() throws {
+        let f = flow()
+        let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        #expect(try f.code(from: .parameters([("code", "c"), ("state", request.state)]), for: request) == "c")
+        #expect(throws: LatchkeyError.self) { try f.code(from: .parameters([("code", "c"), ("state", "forged")]), for: request) }
+        #expect(throws: LatchkeyError.self) { try f.code(from: .parameters([("code", "c")]), for: request) }
+    }
+
+    @Test func rfc9207IssuerChecked() throws {
+        let f = flow()
+        let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        #expect(try f.code(from: .parameters([("code", "c"), ("state", request.state), ("iss", TestIssuer.issuer)]), for: request) == "c")
+        do {
+            _ = try f.code(from: .parameters([("code", "c"), ("state", request.state), ("iss", "https://mix-up.example")]), for: request)
+            Issue.record("accepted a foreign iss")
+        } catch { #expect(error.code == "issuer_mismatch") }
+
+        var m = testMetadata()
+        m.authorizationResponseIssParameterSupported = true
+        let strict = flow(m)
+        let r2 = try strict.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        #expect(throws: LatchkeyError.self) { try strict.code(from: .parameters([("code", "c"), ("state", r2.state)]), for: r2) }
+    }
+
+    @Test func redirectErrorsMapToExitCodes() throws {
+        let f = flow()
+        let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        do { _ = try f.code(from: .parameters([("error", "access_denied"), ("state", request.state)]), for: request) }
+        catch { #expect(error.exitCode == 4) }
+        do { _ = try f.code(from: .parameters([("error", "invalid_scope"), ("state", request.state)]), for: request) }
+        catch { #expect(error.exitCode == 7) }
+    }
+
+    @Test func pastedInputForms() throws {
+        guard case .parameters(let p) = try PastedRedirectReceiver.parse("  http://127.0.0.1:53682/callback?code=a%2Fb&state=s#frag \n") else {
+            Issue.record("URL not parsed"); return
+        }
+        #expect(p.map(\.0) == ["code", "state"])
+        #expect(p[0].1 == "a/b")
+        guard case .bareCode(let c) = try PastedRedirectReceiver.parse("4/0AbCdEf") else { Issue.record("bare code not recognised"); return }
+        #expect(c == "4/0AbCdEf")
+        guard case .parameters = try PastedRedirectReceiver.parse("code=x&state=y") else { Issue.record("query not parsed"); return }
+        #expect(throws: LatchkeyError.self) { try PastedRedirectReceiver.parse("   ") }
+    }
+
+    @Test func pkceRFC7636AppendixB() throws {
+        let p = try PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        #expect(p.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(throws: PKCEError.self) { try PKCE(verifier: "short") }
+        #expect(throws: PKCEError.self) { try PKCE(verifier: String(repeating: "a", count: 42) + "!") }
+        #expect(PKCE(random: CountingRandom()).verifier.count == 43)
+    }
+}
