@@ -1,9 +1,13 @@
+import Latchkey
+import LatchkeyHTTP
+import LatchkeyJOSE
+
 /// Turns any error into what the user sees — `latchkey: <what failed>` and a hint line on
 /// stderr — and the exit code of the contract (docs/cli.md, "Exit codes").
 struct FailureReport: Sendable {
     /// The exit code.
     let exitCode: Int32
-    /// A stable short name, for JSON error events.
+    /// A stable short name, for JSON error events (`access_denied`, `expired_token`, …).
     let code: String
     /// One line saying what failed.
     let message: String
@@ -15,9 +19,42 @@ struct FailureReport: Sendable {
         switch error {
         case let usage as UsageError:
             self.init(exitCode: 2, code: "usage", message: usage.message, hint: usage.hint)
+        case let failure as CommandFailure:
+            self.init(exitCode: failure.exitCode, code: failure.code, message: failure.message, hint: failure.hint)
+        case let library as LatchkeyError:
+            self.init(library)
+        case let jose as JOSEError:
+            self.init(exitCode: 8, code: "verification_failed", message: "token verification failed: \(jose.description)",
+                      hint: "check the key set, the issuer, the audience and the clock")
+        case let http as HTTPError:
+            self.init(LatchkeyError.network(http))
+        case let store as TokenStoreError:
+            self.init(exitCode: 9, code: "storage_error", message: store.description, hint: FailureReport.storageHint(store))
+        case let profile as ProfileFileError:
+            self.init(exitCode: 9, code: "storage_error", message: profile.description,
+                      hint: "fix or remove the file, then run `latchkey login` again")
+        case is CancellationError:
+            self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         default:
             self.init(exitCode: 1, code: "internal_error", message: "unexpected error: \(error)",
                       hint: "this is a bug; please report it with the command you ran")
+        }
+    }
+
+    private init(_ error: LatchkeyError) {
+        switch error {
+        case .storage(let inner as TokenStoreError):
+            self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.storageHint(inner))
+        case .configuration(let reason):
+            self.init(exitCode: error.exitCode, code: error.code, message: reason,
+                      hint: "run `latchkey login --help` for the options that supply it")
+        case .cancelled:
+            self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
+        case .notSignedIn:
+            self.init(exitCode: 3, code: error.code, message: error.message,
+                      hint: "run `latchkey login --issuer URL --client-id ID`")
+        default:
+            self.init(exitCode: error.exitCode, code: error.code, message: error.message, hint: error.hint)
         }
     }
 
@@ -29,9 +66,27 @@ struct FailureReport: Sendable {
         self.hint = hint
     }
 
+    /// The same report with the exit code and wording of an interruption, for when a signal
+    /// was received and the library unwound with whatever error cancellation produced.
+    func interrupted(by signalExitCode: Int32) -> FailureReport {
+        FailureReport(exitCode: signalExitCode, code: "cancelled",
+                      message: signalExitCode == 143 ? "terminated (SIGTERM)" : "interrupted (SIGINT)", hint: nil)
+    }
+
+    static func storageHint(_ error: TokenStoreError) -> String {
+        switch error {
+        case .passphraseRequired, .wrongKeyOrTampered:
+            return "supply the passphrase with --passphrase-file or LATCHKEY_PASSPHRASE, or check the key source; if the file was tampered with, run `latchkey logout --no-revoke` and `latchkey login`"
+        case .unsafePermissions, .wrongOwner:
+            return "fix the owner and permissions (chmod 600 for files, 700 for the state directory)"
+        default:
+            return "check the state directory, its permissions and the key source"
+        }
+    }
+
     /// Writes the two lines to stderr and returns the exit code. Errors show even with `--quiet`.
     @discardableResult
-    func emit(console: Console?) -> Int32 {
+    func emit() -> Int32 {
         var text = "latchkey: " + message.singleLine + "\n"
         if let hint { text += "hint: " + hint.singleLine + "\n" }
         Console.write(2, text)

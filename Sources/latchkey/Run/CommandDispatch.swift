@@ -4,8 +4,17 @@ enum CommandDispatch {
     static func run(_ context: CommandContext) async throws -> Int32 {
         guard let command = context.arguments.command else { return 2 }
         switch command.name {
-        default:
-            throw UsageError("'\(command.name)' is not implemented yet", hint: "see docs/cli.md")
+        case "token": return try await TokenCommand.run(context)
+        case "login": return try await LoginCommand.run(context)
+        case "id-token": return try StoredTokenCommands.idToken(context)
+        case "claims": return try StoredTokenCommands.claims(context)
+        case "status": return try StatusCommand.run(context)
+        case "refresh": return try await SessionCommands.refresh(context)
+        case "logout": return try await SessionCommands.logout(context)
+        case "verify": return try await VerifyCommand.run(context)
+        case "discover": return try await DiscoverCommand.run(context)
+        case "profiles": return try ProfilesCommand.run(context)
+        default: throw UsageError("unknown command '\(command.name)'")
         }
     }
 }

@@ -22,14 +22,14 @@ enum LatchkeyCLI {
             }
             globals = try GlobalOptions(parsed, environment: environment)
         } catch {
-            return FailureReport(error).emit(console: nil)
+            return FailureReport(error).emit()
         }
         let console = Console(environment: environment, quiet: globals.quiet)
         let context = CommandContext(arguments: parsed, globals: globals, environment: environment, console: console)
         do {
             return try await CommandDispatch.run(context)
         } catch {
-            return FailureReport(error).emit(console: console)
+            return FailureReport(error).emit()
         }
     }
 }

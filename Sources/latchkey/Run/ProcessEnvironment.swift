@@ -4,16 +4,40 @@ import Glibc
 struct ProcessEnvironment: Sendable {
     /// Returns the variable's value, or nil when unset.
     let lookup: @Sendable (String) -> String?
+    /// Every variable, for library calls that take the whole environment (proxy, CA bundle).
+    /// Built only when asked, so the `token` hot path never copies the environment.
+    let snapshot: @Sendable () -> [String: String]
 
     /// The real process environment.
-    static let process = ProcessEnvironment { name in
-        guard let raw = getenv(name) else { return nil }
-        return String(cString: raw)
-    }
+    static let process = ProcessEnvironment(
+        lookup: { name in
+            guard let raw = getenv(name) else { return nil }
+            return String(cString: raw)
+        },
+        snapshot: {
+            var all: [String: String] = [:]
+            var cursor = environ
+            while let entry = cursor.pointee {
+                let text = String(cString: entry)
+                if let eq = text.firstIndex(of: "=") {
+                    all[String(text[..<eq])] = String(text[text.index(after: eq)...])
+                }
+                cursor += 1
+            }
+            return all
+        })
 
     /// A fixed environment (tests).
     static func fixed(_ values: [String: String]) -> ProcessEnvironment {
-        ProcessEnvironment { values[$0] }
+        ProcessEnvironment(lookup: { values[$0] }, snapshot: { values })
+    }
+
+    /// Only the named variables that are set: enough for the store's state-directory and
+    /// credential lookups without copying the whole environment.
+    func subset(_ names: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for name in names { if let value = lookup(name) { result[name] = value } }
+        return result
     }
 
     /// The value of `name`, treating an empty value as unset (as shells commonly do).

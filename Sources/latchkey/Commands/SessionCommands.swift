@@ -1,0 +1,47 @@
+import Glibc
+import Latchkey
+
+/// `latchkey refresh` and `latchkey logout`: the two commands that change a signed-in profile
+/// over the network.
+enum SessionCommands {
+    /// `refresh`: refreshes now; exit 3 (tokens cleared by the library) when the refresh token is
+    /// rejected.
+    static func refresh(_ context: CommandContext) async throws -> Int32 {
+        let access = ProfileAccess(context)
+        let settings = try access.requireSettings()
+        let store = try access.tokenStore(settings)
+        guard try store.loadTyped() != nil else { throw CommandFailure.notSignedIn(profile: access.profile) }
+        let session = try access.session(settings, store: store)
+        let stored = try await TerminationSignals.startWatching().run { try await session.refresh() }
+        let until = stored.token.expiresAt.map { " until " + RFC3339.format($0) } ?? ""
+        if context.globals.json {
+            context.console.out(TokenCommand.render(stored.token, format: "json"))
+        }
+        context.console.info("Refreshed: access token valid\(until).\n")
+        return 0
+    }
+
+    /// `logout`: revokes (unless `--no-revoke`), then deletes the token file even when revocation
+    /// fails. The profile's settings stay, so `latchkey login` needs no options next time.
+    static func logout(_ context: CommandContext) async throws -> Int32 {
+        let access = ProfileAccess(context)
+        guard let settings = try access.profiles.load(access.profile) else {
+            // No settings: nothing can have been signed in through this tool; still remove a stray file.
+            let path = access.stateDirectory + "/" + access.profile + ".tokens"
+            if unlink(path) != 0 && errno != ENOENT {
+                throw CommandFailure(exitCode: 9, code: "storage_error",
+                                     message: "cannot delete \(path): \(ErrnoText.describe(errno))", hint: nil)
+            }
+            context.console.info("Profile '\(access.profile)' was not signed in.\n")
+            return 0
+        }
+        let revoke = !context.arguments.has("no-revoke")
+        let store = try access.tokenStore(settings)
+        let session = try access.session(settings, store: store)
+        let warnings = try await TerminationSignals.startWatching().run { try await session.logout(revoke: revoke) }
+        for warning in warnings { context.console.warn(warning) }
+        context.console.info("Signed out of profile '\(access.profile)'; the local token file is deleted"
+                             + (revoke && warnings.isEmpty ? " and the tokens are revoked.\n" : ".\n"))
+        return 0
+    }
+}

@@ -1,0 +1,91 @@
+import FoundationEssentials
+import Latchkey
+import LatchkeyJOSE
+
+/// `latchkey status`: what the profile is and whether it is signed in. No network. Exit 3 when
+/// not signed in (after printing what is known).
+enum StatusCommand {
+    static func run(_ context: CommandContext) throws -> Int32 {
+        let access = ProfileAccess(context)
+        let settings = try access.profiles.load(access.profile)
+        var session: StoredSession?
+        var storePaths: (tokens: String, lock: String, machineKey: String)?
+        if let settings {
+            let store = try access.tokenStore(settings)
+            storePaths = (store.tokenFilePath, store.lockFilePath, store.machineKeyPath)
+            session = try store.loadTyped()
+        }
+        let now = Date()
+        if context.globals.json {
+            context.console.outLine(json(access: access, settings: settings, session: session, paths: storePaths, now: now).jsonText)
+        } else {
+            context.console.out(human(access: access, settings: settings, session: session, paths: storePaths, now: now))
+        }
+        guard session != nil else {
+            let failure = CommandFailure.notSignedIn(profile: access.profile)
+            // The JSON already says so; the error line still goes to stderr for people and logs.
+            throw failure
+        }
+        return 0
+    }
+
+    static func json(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
+                     paths: (tokens: String, lock: String, machineKey: String)?, now: Date) -> JSONValue {
+        var o = JSONObject()
+        o["profile"] = .string(access.profile)
+        o["signed_in"] = .bool(session != nil)
+        o["issuer"] = (session?.issuer ?? settings?.client.issuer).map(JSONValue.string) ?? .null
+        o["client_id"] = (session?.clientID ?? settings?.client.clientID).map(JSONValue.string) ?? .null
+        o["subject"] = session?.subject.map(JSONValue.string) ?? .null
+        o["scope"] = session?.token.scope.map(JSONValue.string) ?? .null
+        o["access_token_expires_at"] = session?.token.expiresAt.map { .string(RFC3339.format($0)) } ?? .null
+        o["access_token_valid"] = .bool(session?.token.isValid(at: now) ?? false)
+        o["refresh_token"] = .bool(session?.token.refreshToken != nil)
+        o["id_token"] = .bool(session?.token.idToken != nil)
+        o["updated_at"] = session.map { .string(RFC3339.format($0.updatedAt)) } ?? .null
+        o["key_source"] = settings.map { .string($0.keySource.argument) } ?? .null
+        var files = JSONObject()
+        files["state_dir"] = .string(access.stateDirectory)
+        files["profile"] = .string(access.profiles.path(for: access.profile))
+        if let paths {
+            files["tokens"] = .string(paths.tokens)
+            files["lock"] = .string(paths.lock)
+            if settings?.keySource == .machine { files["machine_key"] = .string(paths.machineKey) }
+        }
+        o["files"] = .object(files)
+        return .object(o)
+    }
+
+    static func human(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
+                      paths: (tokens: String, lock: String, machineKey: String)?, now: Date) -> String {
+        var rows: [(String, String)] = [("profile", access.profile)]
+        if let settings {
+            rows.append(("issuer", session?.issuer ?? settings.client.issuer))
+            rows.append(("client_id", session?.clientID ?? settings.client.clientID))
+        }
+        if let session {
+            rows.append(("subject", session.subject ?? "(none: no ID token)"))
+            if let expiresAt = session.token.expiresAt {
+                let left = expiresAt.timeIntervalSince(now)
+                rows.append(("access token", left > 0
+                    ? "valid until \(RFC3339.format(expiresAt)) (\(DurationText.describe(left)) left)"
+                    : "expired at \(RFC3339.format(expiresAt))"))
+            } else {
+                rows.append(("access token", "held, no expiry given"))
+            }
+            rows.append(("refresh token", session.token.refreshToken != nil ? "held" : "none"))
+            if let scope = session.token.scope { rows.append(("scope", scope)) }
+        } else {
+            rows.append(("signed in", "no"))
+        }
+        if let settings { rows.append(("key source", settings.keySource.argument)) }
+        rows.append(("state dir", access.stateDirectory))
+        rows.append(("profile file", access.profiles.path(for: access.profile)))
+        if let paths {
+            rows.append(("token file", paths.tokens))
+            if settings?.keySource == .machine { rows.append(("machine key", paths.machineKey)) }
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 + "\n" }.joined()
+    }
+}

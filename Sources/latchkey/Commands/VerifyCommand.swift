@@ -1,0 +1,155 @@
+import FoundationEssentials
+import Glibc
+import Latchkey
+import LatchkeyJOSE
+
+/// `latchkey verify [TOKEN|-]`: verifies any compact JWS/JWT against a JWKS (file or URL, or the
+/// issuer's discovered `jwks_uri`) and checks its claims. Exit 0 and `{"header":…,"claims":…}`, or
+/// exit 8 with the reason; exit 2 for usage errors.
+enum VerifyCommand {
+    /// Everything the command was asked to check, after validating the options.
+    struct Request {
+        var token: String
+        var jwks: String?
+        var issuer: String?
+        var audience: String?
+        var algorithms: Set<JWSAlgorithm>
+        var leeway: Int64
+        var at: Date?
+        var timeCheck: Bool
+    }
+
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let request = try parse(context)
+        let jws: JWS
+        let claims: JWTClaims
+        do {
+            jws = try JWS(compact: request.token)
+            claims = try JWTClaims(payload: jws.payload)
+            // Cheap checks first: a token with wrong claims never causes a JWKS fetch.
+            try ClaimsValidator(issuer: request.issuer, audience: request.audience, leeway: request.leeway,
+                                skipTimeChecks: !request.timeCheck)
+                .validate(claims, header: jws.header, now: request.at ?? Date())
+        } catch {
+            throw CommandFailure.verification(error.description)
+        }
+        try await checkSignature(jws, request: request, context: context)
+        let output = JSONValue.object(JSONObject([("header", .object(jws.header.json)), ("claims", .object(claims.json))]))
+        context.console.outLine(JSONOutput.text(output, console: context.console))
+        return 0
+    }
+
+    /// Validates the options and reads the token (argument, or stdin for `-` or none).
+    static func parse(_ context: CommandContext) throws -> Request {
+        let args = context.arguments
+        let jwks = args.string("jwks")
+        let issuer = args.string("issuer")
+        guard jwks != nil || issuer != nil else {
+            throw UsageError("verify needs keys: --jwks FILE|URL or --issuer URL", command: "verify")
+        }
+        if let jwks, jwks.isEmpty { throw UsageError("--jwks needs a file or URL", command: "verify") }
+        if let issuer, issuer.isEmpty { throw UsageError("--issuer needs a URL", command: "verify") }
+        var algorithms = Set(JWSAlgorithm.allCases)
+        if let list = args.string("alg") {
+            algorithms = []
+            for name in list.split(separator: ",").map({ String($0).strippingSpaces }) where !name.isEmpty {
+                guard let alg = JWSAlgorithm(rawValue: name) else {
+                    throw UsageError("--alg: unsupported algorithm '\(name)'", command: "verify",
+                                     hint: "choose from " + JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
+                }
+                algorithms.insert(alg)
+            }
+            guard !algorithms.isEmpty else { throw UsageError("--alg needs at least one algorithm", command: "verify") }
+        }
+        let leeway = Int64(try args.nonNegativeInteger("leeway", default: 60))
+        var at: Date?
+        if let text = args.string("at") {
+            guard let date = parseTime(text) else {
+                throw UsageError("--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
+                                 hint: "e.g. --at 2026-01-01T12:00:00Z or --at 1767268800")
+            }
+            at = date
+        }
+        if at != nil && args.has("no-time-check") {
+            throw UsageError("--at and --no-time-check contradict each other", command: "verify")
+        }
+        let token = try readToken(args.positionals.first)
+        return Request(token: token, jwks: jwks, issuer: issuer, audience: args.string("audience"),
+                       algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has("no-time-check"))
+    }
+
+    /// RFC 3339, or whole epoch seconds.
+    static func parseTime(_ text: String) -> Date? {
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Int64(text) {
+            return Date(timeIntervalSince1970: Double(seconds))
+        }
+        return RFC3339.parse(text)
+    }
+
+    /// The token from the argument, or from stdin; surrounding whitespace removed.
+    static func readToken(_ argument: String?) throws -> String {
+        var raw: String
+        if let argument, argument != "-" {
+            raw = argument
+        } else {
+            guard let bytes = SmallFile.readAll(fd: 0, limit: JWS.maxSize + 1024) else {
+                throw CommandFailure.verification("cannot read the token from stdin: \(ErrnoText.describe(errno))")
+            }
+            raw = String(decoding: bytes, as: UTF8.self)
+        }
+        raw = raw.strippingSpaces
+        guard !raw.isEmpty else {
+            throw UsageError("no token given", command: "verify", hint: "pass it as an argument or on stdin (with '-')")
+        }
+        return raw
+    }
+
+    /// Verifies the signature with the keys from `--jwks` or the issuer's `jwks_uri`.
+    static func checkSignature(_ jws: JWS, request: Request, context: CommandContext) async throws {
+        if let source = request.jwks, !(source.hasPrefix("https://") || source.hasPrefix("http://")) {
+            guard let bytes = SmallFile.read(source, limit: 1 << 20) else {
+                throw UsageError("cannot read --jwks \(source): \(ErrnoText.describe(errno))", command: "verify")
+            }
+            do {
+                let keys = try JWKSet(data: bytes)
+                _ = try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: request.algorithms)
+            } catch {
+                throw CommandFailure.verification(error.description)
+            }
+            return
+        }
+        let transport = ProfileAccess(context).transport()
+        let algorithms = request.algorithms
+        let jwks = request.jwks
+        let issuer = request.issuer
+        try await TerminationSignals.startWatching().run {
+            let url: String
+            if let jwks {
+                url = jwks
+            } else {
+                let metadata = try await ProviderDiscovery.discover(issuer: issuer!, transport: transport)
+                guard let uri = metadata.jwksURI else {
+                    throw LatchkeyError.protocolViolation("the metadata of \(issuer!) has no jwks_uri")
+                }
+                url = uri
+            }
+            guard let parsed = URL(string: url) else { throw UsageError("invalid JWKS URL '\(url)'", command: "verify") }
+            let keySet = RemoteKeySet(url: parsed, transport: transport, time: SystemTimeSource())
+            do {
+                _ = try await keySet.verify(jws, allowed: algorithms)
+            } catch let error as LatchkeyError {
+                if case .verification(let reason) = error { throw CommandFailure.verification(reason.description) }
+                throw error
+            }
+        }
+    }
+}
+
+extension String {
+    /// The text without leading and trailing spaces, tabs and line breaks.
+    var strippingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[start...end])
+    }
+}

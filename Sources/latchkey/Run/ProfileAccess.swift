@@ -1,0 +1,66 @@
+import Glibc
+import Latchkey
+import LatchkeyCrypto
+import LatchkeyHTTP
+
+/// Everything a command needs to reach a profile: the state directory, the settings file, the
+/// token store and — only when a command goes to the network — an HTTP client and a `Session`.
+/// Each piece is made on demand so that `latchkey token` with a valid token builds no transport,
+/// parses no CA bundle and seeds no random generator.
+struct ProfileAccess: Sendable {
+    /// The command's context.
+    let context: CommandContext
+    /// The resolved state directory.
+    let stateDirectory: String
+
+    /// Resolves the state directory: `--state-dir`, `LATCHKEY_STATE_DIR`, then the platform default.
+    init(_ context: CommandContext) {
+        self.context = context
+        if let dir = context.globals.stateDirectoryOverride {
+            stateDirectory = dir
+        } else {
+            stateDirectory = EncryptedFileTokenStore.defaultStateDirectory(
+                environment: context.environment.subset(["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"]))
+        }
+    }
+
+    /// The profile name.
+    var profile: String { context.globals.profile }
+
+    /// The settings files.
+    var profiles: ProfileStore { ProfileStore(stateDirectory: stateDirectory) }
+
+    /// The profile's settings; `CommandFailure.notSignedIn` (exit 3) when there are none.
+    func requireSettings() throws -> ProfileSettings {
+        guard let settings = try profiles.load(profile) else { throw CommandFailure.notSignedIn(profile: profile) }
+        return settings
+    }
+
+    /// The encrypted token store for the profile.
+    /// `passphrase` replaces the usual sources (file, environment, prompt) when given.
+    func tokenStore(_ settings: ProfileSettings, passphrase: PassphraseProvider? = nil) throws -> EncryptedFileTokenStore {
+        EncryptedFileTokenStore(
+            stateDirectory: stateDirectory, profile: profile, keySource: settings.keySource,
+            environment: context.environment.subset(["CREDENTIALS_DIRECTORY"]),
+            passphrase: try passphrase ?? SecretInput.passphrase(context, confirm: false))
+    }
+
+    /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log.
+    func transport() -> HTTPClient {
+        let logger: (@Sendable (String) -> Void)? = context.globals.verbose
+            ? { @Sendable line in Console.write(2, line + "\n") } : nil
+        return HTTPClient(configuration: .fromEnvironment(context.environment.snapshot(), caFile: context.globals.caFile,
+                                                          logger: logger))
+    }
+
+    /// A session over `store` with the real transport, clock and random source.
+    func session(_ settings: ProfileSettings, store: any TokenStore) throws -> Session {
+        let random: SecureRandom
+        do { random = try SecureRandom() } catch {
+            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                                 hint: "check that getrandom(2) works in this environment")
+        }
+        return Session(configuration: settings.client, store: store, transport: transport(), random: random,
+                       clientSecret: try SecretInput.clientSecret(context), profile: profile)
+    }
+}
