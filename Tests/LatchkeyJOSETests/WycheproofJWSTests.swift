@@ -29,7 +29,9 @@ import Testing
                     // HMAC: rejected by construction; a "valid" verdict is skipped with the reason.
                     let err = verifyCompact(compact, keys: JWKSet(keys: []))
                     #expect(err != nil, "tc \(id): HMAC token must be rejected")
-                    tally.skip(category, "HS* (symmetric) has no verification path; token rejected")
+                    // Say where it was stopped: strict parsing (base64url, header) or the missing HS* path.
+                    let stage = err == .unsupportedAlgorithm("HS256") ? "rejected as unsupported alg" : "rejected while parsing"
+                    tally.skip(category, "HS* (symmetric) has no verification path; \(stage)")
                     continue
                 }
                 let keys: JWKSet
