@@ -119,6 +119,8 @@ public struct JWK: Sendable, Hashable {
         return Base64URL.encode(HashAlgorithm.sha256.hash(Array(JSONValue.object(canonical).jsonText.utf8)))
     }
 
+    /// Two JWKs are equal when their public members are (the crypto key is derived from them).
     public static func == (a: JWK, b: JWK) -> Bool { a.json == b.json }
+    /// Hashes the public members.
     public func hash(into h: inout Hasher) { h.combine(json) }
 }
