@@ -7,16 +7,19 @@ final class CACertificateChain: @unchecked Sendable {
     let chain: UnsafeMutablePointer<mbedtls_x509_crt>
 
     init(path: String) throws(HTTPError) {
-        chain = .allocate(capacity: 1)
-        mbedtls_x509_crt_init(chain)
-        let rc = mbedtls_x509_crt_parse_file(chain, path)
+        // Parse into a local first: a throwing class init that had set every property would still run
+        // deinit, which must then not free a chain already freed here.
+        let parsed = UnsafeMutablePointer<mbedtls_x509_crt>.allocate(capacity: 1)
+        mbedtls_x509_crt_init(parsed)
+        let rc = mbedtls_x509_crt_parse_file(parsed, path)
         // A positive result counts certificates that failed to parse; keep the rest, as curl does,
         // but an empty chain can verify nothing.
-        if rc < 0 || chain.pointee.version == 0 {
-            mbedtls_x509_crt_free(chain)
-            chain.deallocate()
+        if rc < 0 || parsed.pointee.version == 0 {
+            mbedtls_x509_crt_free(parsed)
+            parsed.deallocate()
             throw .tlsFailure(reason: "cannot load CA bundle \(path): \(MbedTLSError.text(rc))")
         }
+        chain = parsed
     }
 
     deinit {

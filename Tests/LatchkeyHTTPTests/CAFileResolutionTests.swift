@@ -1,0 +1,24 @@
+import Testing
+@testable import LatchkeyHTTP
+
+@Suite struct CAFileResolutionTests {
+    @Test func precedence() {
+        let env = ["LATCHKEY_CA_FILE": "/l.pem", "SSL_CERT_FILE": "/s.pem"]
+        #expect(HTTPClient.resolveCAFile(explicit: "/e.pem", environment: env) == "/e.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: nil, environment: env) == "/l.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: "", environment: ["SSL_CERT_FILE": "/s.pem"]) == "/s.pem")
+    }
+
+    @Test func fallsBackToAReadableSystemBundle() {
+        let found = HTTPClient.resolveCAFile(explicit: nil, environment: [:])
+        if let found { #expect(HTTPClient.systemCABundlePaths.contains(found)) }
+        else { #expect(HTTPClient.systemCABundlePaths.allSatisfy { !TestEnvironment.readFile($0).contains("BEGIN") }) }
+    }
+
+    @Test func missingBundleIsATLSFailure() async {
+        let client = HTTPClient(configuration: .init(caFile: "/nonexistent/ca.pem"))
+        let e = await httpError { try await client.send(HTTPRequest(url: .init(string: "https://localhost:1/")!, timeout: 2)) }
+        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(reason.contains("/nonexistent/ca.pem"))
+    }
+}
