@@ -82,6 +82,8 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
     public var allowedAlgorithms: [String]?
     /// Clock leeway, in seconds, for `exp`/`iat`.
     public var leeway: Double
+    /// Named provider quirks that relax an exact check (off by default).
+    public var quirks: ProviderQuirks
 
     /// The scopes used when none are given.
     public static let defaultScopes = ["openid", "offline_access"]
@@ -90,7 +92,7 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
     public init(issuer: String, clientID: String, scopes: [String] = ClientConfiguration.defaultScopes,
                 authMethod: ClientAuthMethod = .none, redirectURI: String? = nil, pkce: PKCEMode = .auto,
                 endpoints: EndpointOverrides = EndpointOverrides(), allowedAlgorithms: [String]? = nil,
-                leeway: Double = 60) {
+                leeway: Double = 60, quirks: ProviderQuirks = ProviderQuirks()) {
         self.issuer = issuer
         self.clientID = clientID
         self.scopes = scopes
@@ -100,6 +102,7 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
         self.endpoints = endpoints
         self.allowedAlgorithms = allowedAlgorithms
         self.leeway = leeway
+        self.quirks = quirks
     }
 
     /// The scopes as the space-separated `scope` parameter.
@@ -107,7 +110,7 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case issuer, clientID = "client_id", scopes, authMethod = "auth_method", redirectURI = "redirect_uri"
-        case pkce, endpoints, allowedAlgorithms = "allowed_algorithms", leeway
+        case pkce, endpoints, allowedAlgorithms = "allowed_algorithms", leeway, quirks
     }
 
     /// Decodes, filling defaults for members older profile files lack.
@@ -122,5 +125,6 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
         endpoints = try c.decodeIfPresent(EndpointOverrides.self, forKey: .endpoints) ?? EndpointOverrides()
         allowedAlgorithms = try c.decodeIfPresent([String].self, forKey: .allowedAlgorithms)
         leeway = try c.decodeIfPresent(Double.self, forKey: .leeway) ?? 60
+        quirks = try c.decodeIfPresent(ProviderQuirks.self, forKey: .quirks) ?? ProviderQuirks()
     }
 }

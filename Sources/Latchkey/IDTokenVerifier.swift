@@ -57,6 +57,18 @@ public struct IDTokenVerifier: Sendable {
         self.time = time
     }
 
+    /// The verifier a client uses for its issuer's ID tokens: algorithms configured ∩ advertised,
+    /// the configured leeway, and the Entra tenant substitution when that quirk is on.
+    public static func forClient(_ configuration: ClientConfiguration, metadata: ProviderMetadata, keySet: any KeySet,
+                                 time: any TimeSource) throws(LatchkeyError) -> IDTokenVerifier {
+        let algorithms = try allowedAlgorithms(configured: configuration.allowedAlgorithms,
+                                               advertised: metadata.idTokenSigningAlgValuesSupported)
+        return IDTokenVerifier(configuration: .init(issuer: metadata.issuer, clientID: configuration.clientID,
+                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway,
+                                                    substituteEntraTenantID: configuration.quirks.entraTenantIssuer),
+                               keySet: keySet, time: time)
+    }
+
     /// The algorithms both the profile allows and the provider advertises (RS256 alone when the
     /// provider says nothing, as OIDC Discovery §3 makes RS256 the default). Never `none`, never HS*.
     public static func allowedAlgorithms(configured: [String]?, advertised: [String]?) throws(LatchkeyError) -> Set<JWSAlgorithm> {

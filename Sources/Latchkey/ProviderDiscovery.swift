@@ -8,7 +8,8 @@ import LatchkeyJOSE
 public enum ProviderDiscovery {
     /// Discovers and validates `issuer`'s metadata, then applies `overrides`.
     public static func discover(issuer: String, transport: any HTTPTransport,
-                                overrides: EndpointOverrides = EndpointOverrides()) async throws(LatchkeyError) -> ProviderMetadata {
+                                overrides: EndpointOverrides = EndpointOverrides(),
+                                quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> ProviderMetadata {
         guard let issuerURL = URL(string: issuer), SecureURL.isAllowed(issuerURL),
               issuerURL.query == nil, issuerURL.fragment == nil else {
             throw .configuration("issuer \(issuer) must be an https URL without query or fragment (http only for loopback)")
@@ -26,7 +27,7 @@ public enum ProviderDiscovery {
                 continue
             }
             // A document that parses but names another issuer is an attack or a misconfiguration: stop.
-            let metadata = try parse(object, expectedIssuer: issuer)
+            let metadata = try parse(object, expectedIssuer: issuer, quirks: quirks)
             return try validated(overrides.applied(to: metadata))
         }
         // Overrides alone can carry a provider without any metadata (token endpoint given explicitly).
@@ -52,12 +53,15 @@ public enum ProviderDiscovery {
         return urls
     }
 
-    /// Reads metadata members; the issuer must match exactly.
-    public static func parse(_ object: JSONObject, expectedIssuer: String) throws(LatchkeyError) -> ProviderMetadata {
+    /// Reads metadata members; the issuer must match exactly (or as a named quirk allows).
+    public static func parse(_ object: JSONObject, expectedIssuer: String,
+                             quirks: ProviderQuirks = ProviderQuirks()) throws(LatchkeyError) -> ProviderMetadata {
         guard let issuer = object.string("issuer") else {
             throw .protocolViolation("metadata has no issuer")
         }
-        guard issuer == expectedIssuer else { throw .issuerMismatch(expected: expectedIssuer, got: issuer) }
+        guard quirks.acceptsIssuer(issuer, configured: expectedIssuer) else {
+            throw .issuerMismatch(expected: expectedIssuer, got: issuer)
+        }
         var m = ProviderMetadata(issuer: issuer)
         m.authorizationEndpoint = object.string("authorization_endpoint")
         m.tokenEndpoint = object.string("token_endpoint")

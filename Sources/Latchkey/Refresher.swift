@@ -12,6 +12,7 @@ struct Refresher: Sendable {
     let time: any TimeSource
     let clientSecret: String?
     let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
+    var skewObserver: @Sendable (Double?) async -> Void = { _ in }
 
     func refreshUnderLock(minTTL: Double, force: Bool) async throws -> Token {
         try await store.withLock {
@@ -39,6 +40,8 @@ struct Refresher: Sendable {
             throw .reauthenticationRequired(reason: reason)
         }
         let now = time.now()
+        let skew = ClockSkew.measure(serverDate: response.serverDate, localNow: now)
+        await skewObserver(skew)
         var updated = session
         updated.token = response.token(at: now, previous: session.token)
         updated.token.idToken = session.token.idToken
@@ -47,11 +50,9 @@ struct Refresher: Sendable {
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
             do {
-                let algorithms = try IDTokenVerifier.allowedAlgorithms(configured: configuration.allowedAlgorithms,
-                                                                      advertised: session.metadata.idTokenSigningAlgValuesSupported)
-                let verifier = IDTokenVerifier(configuration: .init(issuer: session.metadata.issuer, clientID: configuration.clientID,
-                                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway),
-                                               keySet: try await keySetProvider(session.metadata), time: time)
+                let verifier = try IDTokenVerifier.forClient(configuration, metadata: session.metadata,
+                                                             keySet: try await keySetProvider(session.metadata),
+                                                             time: ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway))
                 let verified = try await verifier.verify(idToken, nonce: nil, accessToken: response.accessToken)
                 if let previousJSON = session.idTokenClaimsJSON,
                    let previous = try? JWTClaims(payload: Array(previousJSON.utf8)) {

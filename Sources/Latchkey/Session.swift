@@ -22,6 +22,7 @@ public actor Session {
     let injectedKeySet: (any KeySet)?
     private var keySets: [String: RemoteKeySet] = [:]
     private var inflight: Task<Token, any Error>?
+    private var skew: Double?
 
     /// Makes a session. `keySet` replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
     public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
@@ -66,7 +67,8 @@ public actor Session {
             do { return try await inflight.value } catch { throw Self.mapped(error) }
         }
         let refresher = Refresher(configuration: configuration, store: store, transport: transport, time: time,
-                                  clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) })
+                                  clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
+                                  skewObserver: { [self] skew in await self.record(skew: skew) })
         let task = Task<Token, any Error> {
             try await refresher.refreshUnderLock(minTTL: minTTL, force: force)
         }
@@ -89,7 +91,7 @@ public actor Session {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
         } else {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transport,
-                                                        overrides: configuration.endpoints)
+                                                        overrides: configuration.endpoints, quirks: configuration.quirks)
         }
         let client = TokenClient(configuration: configuration, metadata: meta, transport: transport, clientSecret: clientSecret)
         let response: TokenResponse
@@ -113,13 +115,16 @@ public actor Session {
             nonce = result.nonce
         }
         let receivedAt = time.now()
+        skew = ClockSkew.measure(serverDate: response.serverDate, localNow: receivedAt)
         var verified: VerifiedIDToken?
         if let idToken = response.idToken {
-            verified = try await verifier(for: meta).verify(idToken, nonce: nonce, accessToken: response.accessToken)
+            let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
+            verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySet(for: meta), time: judge)
+                .verify(idToken, nonce: nonce, accessToken: response.accessToken)
         }
         var token = response.token(at: receivedAt)
         token.idToken = verified?.compact
-        let session = StoredSession(profile: profile, issuer: meta.issuer, clientID: configuration.clientID, token: token,
+        let session = StoredSession(profile: profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
                                     subject: verified?.subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
                                     createdAt: receivedAt, updatedAt: receivedAt)
         let store = self.store
@@ -163,14 +168,18 @@ public actor Session {
     // MARK: Verification
 
     /// A verifier for `metadata`'s issuer, with algorithms limited to the configured ∩ advertised.
-    public func verifier(for metadata: ProviderMetadata) async throws(LatchkeyError) -> IDTokenVerifier {
-        let algorithms = try IDTokenVerifier.allowedAlgorithms(configured: configuration.allowedAlgorithms,
-                                                              advertised: metadata.idTokenSigningAlgValuesSupported)
-        let keys = try keySet(for: metadata)
-        return IDTokenVerifier(configuration: .init(issuer: metadata.issuer, clientID: configuration.clientID,
-                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway),
-                               keySet: keys, time: time)
+    public func verifier(for metadata: ProviderMetadata) throws(LatchkeyError) -> IDTokenVerifier {
+        try IDTokenVerifier.forClient(configuration, metadata: metadata, keySet: try keySet(for: metadata), time: time)
     }
+
+    /// The last measured difference between the server's clock and ours (seconds, server minus local),
+    /// from the last sign-in or refresh response carrying a `Date` header; nil when unknown.
+    public var observedClockSkew: Double? { skew }
+
+    /// A warning line when the last measured clock skew exceeds the leeway, else nil.
+    public var clockSkewWarning: String? { ClockSkew.warning(skew: skew, leeway: configuration.leeway) }
+
+    func record(skew: Double?) { if let skew { self.skew = skew } }
 
     func keySet(for metadata: ProviderMetadata) throws(LatchkeyError) -> any KeySet {
         if let injectedKeySet { return injectedKeySet }

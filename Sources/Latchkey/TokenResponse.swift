@@ -18,10 +18,12 @@ public struct TokenResponse: Sendable, Equatable {
     public var idToken: String?
     /// The whole response object, for extra members.
     public var raw: JSONObject
+    /// The server's `Date` header, for clock-skew detection (`ClockSkew`).
+    public var serverDate: Date?
 
     /// Makes a value (tests and custom grants).
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
-                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject()) {
+                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Date? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
@@ -29,6 +31,7 @@ public struct TokenResponse: Sendable, Equatable {
         self.scope = scope
         self.idToken = idToken
         self.raw = raw
+        self.serverDate = serverDate
     }
 
     /// The outcome of one token-endpoint response.
@@ -71,7 +74,7 @@ public struct TokenResponse: Sendable, Equatable {
         let idToken = object.string("id_token").flatMap { $0.isEmpty ? nil : $0 }
         return .token(TokenResponse(accessToken: access, tokenType: type, refreshToken: refresh,
                                     expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),
-                                    idToken: idToken, raw: object))
+                                    idToken: idToken, raw: object, serverDate: response.serverDate))
     }
 
     /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit

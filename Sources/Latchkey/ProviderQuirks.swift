@@ -1,0 +1,35 @@
+/// Off-spec provider behaviour that must be switched on by name. Everything else providers do
+/// differently is tolerated by the response decoders (see providers.md); only what weakens an
+/// exact check lives here, off by default.
+public struct ProviderQuirks: Sendable, Codable, Equatable {
+    /// Microsoft Entra `/common`, `/organizations`, `/consumers`: the metadata's `issuer` is the literal
+    /// `https://login.microsoftonline.com/{tenantid}/v2.0`. With this on, discovery accepts that template
+    /// and ID-token verification substitutes the token's `tid` before the exact `iss` comparison.
+    public var entraTenantIssuer: Bool
+
+    /// No quirks (exact issuer matching everywhere).
+    public init(entraTenantIssuer: Bool = false) {
+        self.entraTenantIssuer = entraTenantIssuer
+    }
+
+    enum CodingKeys: String, CodingKey { case entraTenantIssuer = "entra_tenant_issuer" }
+
+    /// Decodes, defaulting missing members to off.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        entraTenantIssuer = try c.decodeIfPresent(Bool.self, forKey: .entraTenantIssuer) ?? false
+    }
+
+    /// Whether `documentIssuer` is acceptable for `configured` under these quirks.
+    func acceptsIssuer(_ documentIssuer: String, configured: String) -> Bool {
+        if documentIssuer == configured { return true }
+        guard entraTenantIssuer, documentIssuer.contains("{tenantid}") else { return false }
+        // The configured issuer names the tenant alias (common/organizations/consumers) where the template has {tenantid}.
+        let parts = documentIssuer.split(separator: "{tenantid}", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let prefix = String(parts[0]), suffix = String(parts[1])
+        guard configured.hasPrefix(prefix), configured.hasSuffix(suffix), configured.count > prefix.count + suffix.count else { return false }
+        let alias = configured.dropFirst(prefix.count).dropLast(suffix.count)
+        return ["common", "organizations", "consumers"].contains(String(alias))
+    }
+}
