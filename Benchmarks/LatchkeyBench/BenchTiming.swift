@@ -9,31 +9,66 @@ enum BenchTiming {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Operations per second of `body` (one operation per call), run for about `seconds`.
-    /// `body` returns a Bool that is checked so the optimiser cannot drop the work and a broken
-    /// operation cannot produce a flattering figure.
+    /// CPU time consumed by the calling thread, in seconds. Rates are measured with this clock:
+    /// on a shared machine (2 cores, several builds running) wall-clock rates swing by 2×, while
+    /// thread CPU time only counts the time this benchmark actually ran.
+    static func threadCPUNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Operations per CPU-second of `body` (one operation per call), run for about `seconds`
+    /// of thread CPU time. `body` returns a Bool that is checked, so the optimiser cannot drop
+    /// the work and a broken operation cannot produce a flattering figure.
     static func rate(seconds: Double, _ body: () -> Bool) -> Double {
         // Warm-up: caches, lazy tables (e.g. the ECDSA comb table).
         for _ in 0..<3 { precondition(body(), "benchmark operation failed") }
         var operations = 0
-        let start = now()
+        var batch = 1
+        let start = threadCPUNow()
         var elapsed = 0.0
         repeat {
-            for _ in 0..<8 { precondition(body(), "benchmark operation failed") }
-            operations += 8
-            elapsed = now() - start
+            let batchStart = threadCPUNow()
+            for _ in 0..<batch { precondition(body(), "benchmark operation failed") }
+            operations += batch
+            let now = threadCPUNow()
+            // Grow batches until each is ≥ 2 ms, so reading the clock (a system call) costs < 0.1%.
+            if now - batchStart < 0.002 { batch *= 2 }
+            elapsed = now - start
         } while elapsed < seconds
         return Double(operations) / elapsed
     }
 
     /// Measures `a` and `b` in alternating rounds and returns the best rate of each.
     static func compare(rounds: Int, seconds: Double, _ a: () -> Bool, _ b: () -> Bool) -> (Double, Double) {
+        let result = comparePaired(rounds: rounds, seconds: seconds, a, b)
+        return (result.bestA, result.bestB)
+    }
+
+    /// Best rates of `a` and `b` over alternating rounds, plus the median of the per-round
+    /// ratios a/b: each round's pair ran back to back under the same machine load, so the
+    /// median paired ratio is the steadier overhead estimate on a busy machine.
+    static func comparePaired(rounds: Int, seconds: Double, _ a: () -> Bool, _ b: () -> Bool)
+        -> (bestA: Double, bestB: Double, medianRatio: Double) {
         var bestA = 0.0, bestB = 0.0
-        for _ in 0..<rounds {
-            bestA = max(bestA, rate(seconds: seconds, a))
-            bestB = max(bestB, rate(seconds: seconds, b))
+        var ratios = [Double]()
+        for round in 0..<rounds {
+            // Alternate which side goes first, so neither always runs on a warmer cache.
+            let (ra, rb): (Double, Double)
+            if round % 2 == 0 {
+                let x = rate(seconds: seconds, a); ra = x; rb = rate(seconds: seconds, b)
+            } else {
+                let y = rate(seconds: seconds, b); rb = y; ra = rate(seconds: seconds, a)
+            }
+            bestA = max(bestA, ra)
+            bestB = max(bestB, rb)
+            ratios.append(ra / rb)
         }
-        return (bestA, bestB)
+        ratios.sort()
+        let mid = ratios.count / 2
+        let median = ratios.count % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2
+        return (bestA, bestB, median)
     }
 
     /// `value` with `decimals` digits after the point (FoundationEssentials has no String(format:)).

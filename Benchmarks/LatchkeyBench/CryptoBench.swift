@@ -3,7 +3,7 @@ import LatchkeyCrypto
 /// LatchkeyCrypto throughput next to the same operations called directly on mbedTLS, in one run.
 /// Keys are generated here (RSA-2048 with mbedtls_rsa_gen_key, P-256 with P256PrivateKey).
 func runCryptoBench(_ options: BenchOptions) {
-    print("crypto: mbedTLS \(MbedTLSInfo.version), \(options.rounds) alternating rounds × \(BenchTiming.fixed(options.seconds, 1)) s, best round reported")
+    print("crypto: mbedTLS \(MbedTLSInfo.version), \(options.rounds) alternating rounds × \(BenchTiming.fixed(options.seconds, 1)) s, best round reported, rates per thread-CPU second")
     let direct = MbedTLSDirect()
     let random: SecureRandom
     do { random = try SecureRandom() } catch { fatalError("SecureRandom: \(error)") }
@@ -17,10 +17,10 @@ func runCryptoBench(_ options: BenchOptions) {
     let rsaDirect = MbedTLSDirect.RSAVerifier(modulus: rsa.modulus, exponent: rsa.exponent)
     let rsaKey: RSAPublicKey
     do { rsaKey = try RSAPublicKey(modulus: rsa.modulus, exponent: rsa.exponent) } catch { fatalError("RSAPublicKey: \(error)") }
-    let (rsaOurs, rsaRaw) = BenchTiming.compare(rounds: options.rounds, seconds: options.seconds,
+    let rsaResult = BenchTiming.comparePaired(rounds: options.rounds, seconds: options.seconds,
         { rsaKey.isValidPKCS1v15Signature(rsaSignature, for: message, hash: .sha256) },
         { rsaDirect.verifyPKCS1v15SHA256(rsaSignature, message: message) })
-    report("RS256-shape verify (RSA-2048 PKCS#1 v1.5 SHA-256)", ours: rsaOurs, raw: rsaRaw, unit: "ops/s")
+    report("RS256-shape verify (RSA-2048 PKCS#1 v1.5 SHA-256)", rsaResult, scale: 1, unit: "ops/s")
 
     // ES256 shape: P-256, SHA-256, raw r‖s.
     let signer: P256PrivateKey
@@ -33,17 +33,17 @@ func runCryptoBench(_ options: BenchOptions) {
         ecSignature = try signer.signature(for: message)
     } catch { fatalError("P-256 setup: \(error)") }
     let ecDirect = MbedTLSDirect.P256Verifier(x: ecKey.x, y: ecKey.y)
-    let (ecOurs, ecRaw) = BenchTiming.compare(rounds: options.rounds, seconds: options.seconds,
+    let ecResult = BenchTiming.comparePaired(rounds: options.rounds, seconds: options.seconds,
         { ecKey.isValidSignature(rawRS: ecSignature, for: message, hash: .sha256) },
         { ecDirect.verifySHA256(rawRS: ecSignature, message: message) })
-    report("ES256-shape verify (P-256 ECDSA SHA-256)", ours: ecOurs, raw: ecRaw, unit: "ops/s")
+    report("ES256-shape verify (P-256 ECDSA SHA-256)", ecResult, scale: 1, unit: "ops/s")
 
     // P-256 sign (deterministic ECDSA, SHA-256).
     let directSigner = MbedTLSDirect.P256Signer(using: direct)
-    let (signOurs, signRaw) = BenchTiming.compare(rounds: options.rounds, seconds: options.seconds,
+    let signResult = BenchTiming.comparePaired(rounds: options.rounds, seconds: options.seconds,
         { ((try? signer.signature(for: message))?.count ?? 0) == 64 },
         { directSigner.signSHA256(message, using: direct).count == 64 })
-    report("P-256 sign (RFC 6979, SHA-256)", ours: signOurs, raw: signRaw, unit: "ops/s")
+    report("P-256 sign (RFC 6979, SHA-256)", signResult, scale: 1, unit: "ops/s")
 
     // AES-256-GCM on 2 KiB buffers (token-file sized).
     let keyBytes = random.bytes(32)
@@ -53,15 +53,15 @@ func runCryptoBench(_ options: BenchOptions) {
     let gcm = MbedTLSDirect.GCM(key: keyBytes)
     var output = [UInt8](repeating: 0, count: plaintext.count)
     var tag = [UInt8](repeating: 0, count: 16)
-    let (gcmOurs, gcmRaw) = BenchTiming.compare(rounds: options.rounds, seconds: options.seconds,
+    let gcmResult = BenchTiming.comparePaired(rounds: options.rounds, seconds: options.seconds,
         { ((try? AESGCM.seal(plaintext, key: key, nonce: nonce, authenticating: []))?.tag.count ?? 0) == 16 },
         { gcm.seal(plaintext, into: &output, nonce: nonce, tag: &tag) })
     let mb = Double(plaintext.count) / 1_000_000
-    report("AES-256-GCM seal, 2 KiB buffers", ours: gcmOurs * mb, raw: gcmRaw * mb, unit: "MB/s")
+    report("AES-256-GCM seal, 2 KiB buffers", gcmResult, scale: mb, unit: "MB/s")
 }
 
-private func report(_ name: String, ours: Double, raw: Double, unit: String) {
-    let ratio = raw > 0 ? ours / raw * 100 : 0
+private func report(_ name: String, _ result: (bestA: Double, bestB: Double, medianRatio: Double), scale: Double, unit: String) {
+    let ours = result.bestA * scale, raw = result.bestB * scale
     print("crypto: \(name)")
-    print("  LatchkeyCrypto \(BenchTiming.pad(BenchTiming.fixed(ours, 1), 10)) \(unit)   mbedTLS direct \(BenchTiming.pad(BenchTiming.fixed(raw, 1), 10)) \(unit)   ratio \(BenchTiming.fixed(ratio, 1))%")
+    print("  LatchkeyCrypto \(BenchTiming.pad(BenchTiming.fixed(ours, 1), 10)) \(unit)   mbedTLS direct \(BenchTiming.pad(BenchTiming.fixed(raw, 1), 10)) \(unit)   best/best \(BenchTiming.fixed(ours / raw * 100, 1))%   median paired ratio \(BenchTiming.fixed(result.medianRatio * 100, 1))%")
 }
