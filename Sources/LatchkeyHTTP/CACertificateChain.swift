@@ -1,8 +1,7 @@
 import CMbedTLS
 import Synchronization
 
-/// A parsed CA bundle. Parsed once per client (a system bundle is ~150 certificates) and then only read
-/// by mbedTLS during verification, which is safe from several connections at once.
+/// A parsed CA bundle, owned by one TLS session at a time (see `CAChainCache`).
 final class CACertificateChain: @unchecked Sendable {
     let chain: UnsafeMutablePointer<mbedtls_x509_crt>
 
@@ -28,27 +27,45 @@ final class CACertificateChain: @unchecked Sendable {
     }
 }
 
-/// Loads the CA bundle lazily, once, and remembers the outcome (success or the error).
+/// Parses the CA bundle once and lends the parsed chain to one handshake at a time.
+///
+/// Verification is not read-only in mbedTLS 2.28: checking a signature made by an EC root stores a
+/// precomputed table in that root key's group (MBEDTLS_ECP_FIXED_POINT_OPTIM), so one parsed chain must
+/// never serve two concurrent handshakes. Sequential requests reuse one parse; N concurrent requests
+/// parse at most N copies, which are then kept for reuse.
 final class CAChainCache: Sendable {
     let path: String?
-    private let state = Mutex<Result<CACertificateChain, HTTPError>?>(nil)
+    private struct State {
+        var idle: [CACertificateChain] = []
+        var failure: HTTPError?
+    }
+    private let state = Mutex(State())
 
     init(path: String?) { self.path = path }
 
-    func chain() throws(HTTPError) -> CACertificateChain {
-        let result = state.withLock { (cached: inout Result<CACertificateChain, HTTPError>?) -> Result<CACertificateChain, HTTPError> in
-            if let cached { return cached }
-            let loaded: Result<CACertificateChain, HTTPError>
-            if let path {
-                do throws(HTTPError) { loaded = .success(try CACertificateChain(path: path)) }
-                catch { loaded = .failure(error) }
-            } else {
-                loaded = .failure(.tlsFailure(reason: "no CA bundle found (use --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE)"))
-            }
-            cached = loaded
-            return loaded
+    /// A chain for the caller's exclusive use; give it back with `checkIn`.
+    func checkOut() throws(HTTPError) -> CACertificateChain {
+        let cached = state.withLock { s -> Result<CACertificateChain, HTTPError>? in
+            if let failure = s.failure { return .failure(failure) }
+            return s.idle.popLast().map { .success($0) }
         }
-        return try result.get()
+        if let cached { return try cached.get() }
+        guard let path else {
+            throw .tlsFailure(reason: "no CA bundle found (use --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE)")
+        }
+        do throws(HTTPError) {
+            return try CACertificateChain(path: path)
+        } catch {
+            state.withLock { $0.failure = error }
+            throw error
+        }
+    }
+
+    /// Returns a chain after its handshake has ended.
+    func checkIn(_ chain: CACertificateChain) {
+        state.withLock { s in
+            if s.idle.count < 8 { s.idle.append(chain) }
+        }
     }
 }
 

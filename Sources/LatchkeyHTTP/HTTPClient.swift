@@ -11,7 +11,8 @@ public struct HTTPClient: HTTPTransport {
     public let configuration: Configuration
     private let caChain: CAChainCache
 
-    /// Makes a client. The CA bundle is parsed on the first https request and reused after.
+    /// Makes a client. The CA bundle is parsed on the first https request and reused after (one parsed
+    /// copy per concurrent handshake, see `CAChainCache`).
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.caChain = CAChainCache(path: configuration.caFile)
@@ -58,7 +59,8 @@ public struct HTTPClient: HTTPTransport {
     private func exchange(_ request: HTTPRequest, deadline: Deadline) async throws(HTTPError) -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
         let head = try HTTPRequestHead.serialize(request, target: target, userAgent: configuration.userAgent)
-        let chain: CACertificateChain? = target.isTLS ? try caChain.chain() : nil
+        let chain: CACertificateChain? = target.isTLS ? try caChain.checkOut() : nil
+        defer { if let chain { caChain.checkIn(chain) } }
         let configuration = self.configuration
         if let log = configuration.logger {
             log(HTTPClient.describe(request: request))

@@ -22,3 +22,20 @@ import Testing
         #expect(reason.contains("/nonexistent/ca.pem"))
     }
 }
+
+@Suite struct CAChainCacheTests {
+    @Test func reusesOneParseSequentiallyAndLendsDistinctCopiesConcurrently() async throws {
+        guard TestEnvironment.require(["openssl"]) else { return }
+        let pki = try await offPool { try Fixtures.pki.get() }
+        let cache = CAChainCache(path: pki.caFile)
+        let a = try cache.checkOut()
+        cache.checkIn(a)
+        let b = try cache.checkOut()
+        #expect(a === b)
+        // While `b` is lent out, a second borrower must get its own parse (EC verification mutates keys).
+        let c = try cache.checkOut()
+        #expect(b !== c)
+        cache.checkIn(b)
+        cache.checkIn(c)
+    }
+}
