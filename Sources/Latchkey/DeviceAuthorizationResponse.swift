@@ -44,10 +44,7 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
             throw DeviceErrorMapping.error(for: .server(code: code, description: object.string("error_description"),
                                                         status: response.status))
         }
-        guard (200..<300).contains(response.status) else {
-            if response.status >= 500 { throw .oauth(.unexpectedStatus(response.status)) }
-            throw .oauth(.unexpectedStatus(response.status))
-        }
+        guard (200..<300).contains(response.status) else { throw .oauth(.unexpectedStatus(response.status)) }
         guard let object else { throw .protocolViolation("device authorization response is not a JSON object") }
         guard let deviceCode = object.string("device_code"), !deviceCode.isEmpty else {
             throw .protocolViolation("device authorization response has no device_code")

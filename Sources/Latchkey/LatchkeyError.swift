@@ -53,7 +53,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied(let code, _): return code
         case .expired: return "expired_token"
         case .timedOut: return "timed_out"
-        case .network(let e): return isProtocol(e) ? "protocol_violation" : "network_error"
+        case .network(let e): return e == .cancelled ? "cancelled" : (isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation: return "protocol_violation"
         case .oauth(let e): return e.code ?? "protocol_violation"
         case .issuerMismatch: return "issuer_mismatch"

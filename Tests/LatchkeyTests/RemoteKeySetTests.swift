@@ -1,0 +1,44 @@
+import FoundationEssentials
+import Testing
+import LatchkeyHTTP
+import LatchkeyJOSE
+@testable import Latchkey
+
+@Suite struct RemoteKeySetTests {
+    let clock = VirtualClock()
+    let url = URL(string: "https://idp.example/jwks")!
+
+    @Test func concurrentVerificationsShareOneFetch() async throws {
+        let idp = try TestIssuer()
+        let t = FakeTransport(clock: clock) { _, _ in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Reply.json(200, TestIssuer.jwks([idp]))
+        }
+        let keys = RemoteKeySet(url: url, transport: t, time: clock)
+        let jws = try JWS(compact: try idp.sign(TestIssuer.claims(now: clock.now())))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 { group.addTask { _ = try await keys.verify(jws, allowed: [.es256]) } }
+            try await group.waitForAll()
+        }
+        #expect(t.sent.count == 1)
+        #expect(await keys.fetchCount == 1)
+    }
+
+    @Test func fetchFailuresMapToNetworkOrProtocol() async throws {
+        let idp = try TestIssuer()
+        let jws = try JWS(compact: try idp.sign(TestIssuer.claims(now: clock.now())))
+        let down = RemoteKeySet(url: url, transport: FakeTransport { _, _ in throw HTTPError.timedOut(after: 10) }, time: clock)
+        await expectError(exitCode: 6) { try await down.verify(jws, allowed: [.es256]) }
+        let broken = RemoteKeySet(url: url, transport: FakeTransport { _, _ in Reply.json(500, "{}") }, time: clock)
+        await expectError(exitCode: 7) { try await broken.verify(jws, allowed: [.es256]) }
+        let garbage = RemoteKeySet(url: url, transport: FakeTransport { _, _ in Reply.json(200, #"{"keys":"nope"}"#) }, time: clock)
+        await expectError(exitCode: 7) { try await garbage.verify(jws, allowed: [.es256]) }
+    }
+
+    @Test func jwksFetchMayFollowRedirects() async throws {
+        let idp = try TestIssuer()
+        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, TestIssuer.jwks([idp])) }
+        _ = try await RemoteKeySet(url: url, transport: t, time: clock).currentKeys()
+        #expect(t.sent.first?.request.maxRedirects == 3)
+    }
+}
