@@ -38,7 +38,7 @@ public struct HTTPClient: HTTPTransport {
             do { to = try RequestTarget(url: next) } catch {
                 throw HTTPError.invalidURL("redirect refused: \(error)")
             }
-            if from.isTLS && !to.isTLS && !LoopbackAddress.isLoopbackHost(from.host) {
+            if from.isTLS && !to.isTLS {
                 throw HTTPError.invalidURL("redirect from https to http refused")
             }
             redirects += 1

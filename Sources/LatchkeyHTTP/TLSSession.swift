@@ -69,12 +69,25 @@ final class TLSSession {
                 throw .tlsFailure(reason: "protocol version: the server does not offer TLS 1.2 or later")
             }
             if rc == MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE {
-                throw .tlsFailure(reason: "the server sent a fatal alert during the handshake (often: no TLS 1.2 support or no common cipher) \(MbedTLSError.text(rc))")
+                throw .tlsFailure(reason: describeAlert())
             }
             if rc == MBEDTLS_ERR_SSL_CONN_EOF || rc == MBEDTLS_ERR_NET_CONN_RESET {
                 throw .tlsFailure(reason: "the server closed the connection during the handshake (often: no TLS 1.2 support)")
             }
             throw .tlsFailure(reason: "handshake failed: \(MbedTLSError.text(rc))")
+        }
+    }
+
+    /// The fatal alert the server just sent (mbedTLS leaves it in `in_msg`: level, description).
+    private func describeAlert() -> String {
+        guard let msg = ssl.pointee.in_msg else { return "the server sent a fatal alert" }
+        switch Int32(msg[1]) {
+        case MBEDTLS_SSL_ALERT_MSG_PROTOCOL_VERSION:
+            return "protocol version: the server refused TLS 1.2 (it offers only an older version)"
+        case MBEDTLS_SSL_ALERT_MSG_INSUFFICIENT_SECURITY, MBEDTLS_SSL_ALERT_MSG_HANDSHAKE_FAILURE:
+            return "handshake failure: no cipher suite or parameters in common with the server (alert \(msg[1]))"
+        default:
+            return "the server sent fatal alert \(msg[1]) during the handshake"
         }
     }
 

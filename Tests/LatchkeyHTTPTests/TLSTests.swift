@@ -70,7 +70,7 @@ import Testing
         #expect(probe == 0)
         let e = await httpError { try await Fixtures.client().send(HTTPRequest(url: URL(string: "https://localhost:\(port)/")!, timeout: 10)) }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
-        #expect(reason.contains("protocol version") || reason.contains("TLS 1.2"), "\(reason)")
+        #expect(reason.hasPrefix("protocol version"), "\(reason)")
     }
 
     @Test func handshakeTimeoutAgainstSilentServer() async throws {
