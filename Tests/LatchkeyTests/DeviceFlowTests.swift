@@ -54,6 +54,36 @@ final class PollScript: @unchecked Sendable {
         #expect(events.sawVerification)
     }
 
+    @Test func intervalCountsFromWhenTheResponseArrived() async throws {
+        // Each token response takes 3 s to arrive; the next poll must still wait a full interval after it.
+        let replies = [Self.pending, Self.pending, Self.token]
+        let t = FakeTransport(clock: clock) { [clock] r, index in
+            if r.url.path == "/device" { return Self.standardDevice }
+            clock.advance(3)
+            return replies[min(index - 1, replies.count - 1)]
+        }
+        _ = try await flow(t).run()
+        #expect(pollGaps(t) == [5, 8, 8])
+        #expect(clock.sleeps == [5, 5, 5])
+    }
+
+    @Test func googleVerificationURLAndClientSecret() async throws {
+        let device = Reply.json(200, #"{"device_code":"AH-1Ng","user_code":"GQVQ-JKEC","verification_url":"https://www.google.com/device","expires_in":1800,"interval":5}"#)
+        let t = PollScript([Self.pending, Self.token]).transport(clock: clock, deviceReply: device)
+        let events = EventLog()
+        _ = try await flow(t, configuration: testConfiguration(authMethod: .clientSecretPost), secret: "GOCSPX-x").run(events: events.record)
+        #expect(events.verification?.verificationURI == "https://www.google.com/device")
+        #expect(t.sent(to: "/token").allSatisfy { $0.form["client_secret"] == "GOCSPX-x" })
+    }
+
+    @Test func deviceEndpointErrorEndsWithProtocolCategory() async {
+        // Keycloak with PKCE required but not sent, or an unknown client.
+        let device = Reply.json(400, #"{"error":"invalid_request","error_description":"Missing parameter: code_challenge_method"}"#)
+        let t = PollScript([Self.token]).transport(clock: clock, deviceReply: device)
+        await expectError(exitCode: 7, code: "invalid_request") { try await flow(t, configuration: testConfiguration(pkce: .never)).run() }
+        #expect(t.sent.count == 1)
+    }
+
     @Test func slowDownAddsFiveSeconds() async throws {
         let t = PollScript([Self.slowDown, Self.pending, Self.slowDown, Self.token]).transport(clock: clock)
         let events = EventLog()
