@@ -21,7 +21,22 @@ struct Refresher: Sendable {
             guard let session else { throw LatchkeyError.notSignedIn }
             // Another task or process may have refreshed while we waited for the lock.
             if !force, session.token.isValid(at: time.now(), minTTL: minTTL) { return session.token }
-            return try await refresh(session).token
+            do {
+                return try await refresh(session).token
+            } catch let error as LatchkeyError where !force && Refresher.isTransient(error) && session.token.isValid(at: time.now(), minTTL: 0) {
+                // Refreshing early failed for a passing reason (network, 5xx) but the token has not
+                // expired yet: hand it out rather than fail a caller that could still use it.
+                return session.token
+            }
+        }
+    }
+
+    /// Failures worth riding out with a still-valid token: the network, or the server's own trouble.
+    static func isTransient(_ error: LatchkeyError) -> Bool {
+        switch error {
+        case .network(let e): return DeviceAuthorizationFlow.isRetryable(e)
+        case .oauth(.unexpectedStatus(let status)): return status >= 500 || status == 429
+        default: return false
         }
     }
 

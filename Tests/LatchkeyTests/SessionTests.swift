@@ -110,6 +110,19 @@ import LatchkeyJOSE
         #expect(t.sent.count == 1)
     }
 
+    @Test func unreachableServerWithAStillValidTokenReturnsIt() async throws {
+        let store = MemoryTokenStore(stored(expiresIn: 30))   // inside the margin, not yet expired
+        let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
+        let token = try await session(store, t).validToken(minTTL: 60)
+        #expect(token.accessToken == "at-1")
+        #expect(t.sent.count == 1)
+        // Once expired, the failure is reported.
+        let expired = MemoryTokenStore(stored(expiresIn: -1))
+        await expectError(exitCode: 6) { try await session(expired, t).validToken() }
+        // A forced refresh reports it too.
+        await expectError(exitCode: 6) { try await session(store, t).validToken(forceRefresh: true) }
+    }
+
     @Test func glewlwydEmpty400OnRefreshClearsTokensAndAsksForSignIn() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
         let t = FakeTransport(clock: clock) { _, _ in Reply.empty(400) }
