@@ -28,6 +28,13 @@ struct FileLock: Sendable {
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else { close(fd); throw TokenStoreError.lockFailed(path: path, errno: errno) }
+        // The lock file holds no secret, so a too-open mode (say, created by flock(1) under umask
+        // 022) is tightened rather than refused: it only matters because anyone who can open the
+        // file can hold the lock. Another owner or a non-regular file is still refused.
+        if info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 != 0 {
+            _ = fchmod(fd, 0o600)
+            info.st_mode = (info.st_mode & ~0o7777) | 0o600
+        }
         do { try FileOwnershipPolicy.ownerOnly.check(info, path: path) } catch { close(fd); throw error }
 
         let clock = ContinuousClock()

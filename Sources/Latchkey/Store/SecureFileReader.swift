@@ -24,14 +24,18 @@ enum SecureFileReader {
         guard fstat(fd, &info) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
         try policy.check(info, path: path)
         guard Int(info.st_size) <= limit else { throw tooLarge(Int(info.st_size)) }
-        return try readAll(fd: fd, path: path, limit: limit, tooLarge: tooLarge)
+        return try readAll(fd: fd, path: path, limit: limit, sizeHint: Int(info.st_size), tooLarge: tooLarge)
     }
 
     /// Reads to end of file; the limit is checked again because the size can change after `fstat`.
-    static func readAll(fd: Int32, path: String, limit: Int,
+    /// The capacity is reserved from `sizeHint` and the chunk buffer is cleared afterwards, so a
+    /// key file's bytes are not left behind in freed memory.
+    static func readAll(fd: Int32, path: String, limit: Int, sizeHint: Int = 0,
                         tooLarge: (Int) -> TokenStoreError) throws(TokenStoreError) -> [UInt8] {
         var result: [UInt8] = []
+        result.reserveCapacity(min(max(sizeHint, 0), limit) + 1)
         var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { chunk.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in
                 InterruptRetry.call { Glibc.read(fd, buffer.baseAddress, buffer.count) }
