@@ -71,60 +71,87 @@ public final class LoopbackRedirectListener: Sendable {
         return FormURLEncoding.decode(query)
     }
 
+    /// One browser connection whose request head is still arriving.
+    private struct Pending {
+        let connection: SocketConnection
+        var head: [UInt8] = []
+        let expires: Deadline
+    }
+
+    /// Serves connections side by side: browsers open speculative connections that never send a request,
+    /// and one of those must not hold up the real redirect.
     private static func acceptLoop(listenFD: Int32, path: String, deadline: Deadline, timeout: Double,
                                    cancellation: CancellationFlag) throws(HTTPError) -> String {
+        var pending: [Pending] = []
+        defer { pending.forEach { $0.connection.close() } }
         while true {
             if cancellation.isCancelled { throw .cancelled }
             let remaining = deadline.remainingMilliseconds
             if remaining == 0 { throw .timedOut(after: timeout) }
-            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-            let rc = poll(&pfd, 1, min(remaining, 100))
+            pending.removeAll { p in
+                if p.expires.remainingMilliseconds == 0 { p.connection.close(); return true }
+                return false
+            }
+            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
+            fds += pending.map { pollfd(fd: $0.connection.fd, events: Int16(POLLIN), revents: 0) }
+            let rc = poll(&fds, nfds_t(fds.count), min(remaining, 100))
             if rc < 0 && errno != EINTR { throw .ioFailure(reason: "poll: \(errnoText())") }
             if rc <= 0 { continue }
-            let client = accept(listenFD, nil, nil)
-            if client < 0 { continue }
-            // Linux does not pass O_NONBLOCK on to accepted sockets; every wait must stay bounded.
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            // Each browser connection gets at most 5 s (and never past the overall deadline) to send its request.
-            let connection = SocketConnection(adopting: client, cancellation: cancellation,
-                                              deadline: deadline.earlier(Deadline(secondsFromNow: 5)), timeoutSeconds: timeout)
-            if let query = try? handle(connection, path: path) { return query }
-            if cancellation.isCancelled { throw .cancelled }
+
+            // Read from ready connections first (walk backwards so removal keeps indices valid).
+            for i in stride(from: pending.count - 1, through: 0, by: -1) where fds[i + 1].revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 2048)
+                let n = recv(pending[i].connection.fd, &chunk, chunk.count, 0)
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+                if n <= 0 { pending[i].connection.close(); pending.remove(at: i); continue }
+                pending[i].head += chunk[..<n]
+                let head = pending[i].head
+                guard head.count > 16 * 1024 || head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) || head.ends(with: [0x0A, 0x0A])
+                else { continue }
+                let connection = pending.remove(at: i).connection
+                let (status, page, query) = route(head, path: path)
+                // The answer gets 2 s at most; a browser that does not read it loses it, not the redirect.
+                connection.deadline = Deadline(secondsFromNow: 2)
+                try? respond(connection, status: status, page: page)
+                connection.close()
+                if let query { return query }
+            }
+
+            if fds[0].revents != 0 {
+                let client = accept(listenFD, nil, nil)
+                if client >= 0 {
+                    // Linux does not pass O_NONBLOCK on to accepted sockets; every wait must stay bounded.
+                    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    let connection = SocketConnection(adopting: client, cancellation: cancellation,
+                                                      deadline: deadline, timeoutSeconds: timeout)
+                    if pending.count >= 16 { pending.removeFirst().connection.close() }
+                    // Each connection gets at most 5 s (never past the overall deadline) to send its request.
+                    pending.append(Pending(connection: connection, expires: deadline.earlier(Deadline(secondsFromNow: 5))))
+                }
+            }
         }
     }
 
-    /// Reads one request; answers it and returns its query if it is the redirect, nil otherwise.
-    private static func handle(_ connection: SocketConnection, path: String) throws(HTTPError) -> String? {
-        defer { connection.close() }
-        var head: [UInt8] = []
-        while !head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) && !head.ends(with: [0x0A, 0x0A]) {
-            let chunk = try connection.receive(max: 1024)
-            if chunk.isEmpty { return nil }
-            head += chunk
-            if head.count > 16 * 1024 { try? respond(connection, status: "431 Request Header Fields Too Large", page: nil); return nil }
-        }
+    /// What to answer to a request head, and the query when it is the redirect.
+    private static func route(_ head: [UInt8], path: String) -> (String, String?, String?) {
+        if head.count > 16 * 1024 { return ("431 Request Header Fields Too Large", nil, nil) }
         let firstLine = head.prefix { $0 != 0x0D && $0 != 0x0A }
         let parts = firstLine.split(separator: 0x20)
         guard parts.count == 3, String(decoding: parts[0], as: UTF8.self) == "GET" else {
-            try? respond(connection, status: "405 Method Not Allowed", page: nil)
-            return nil
+            return ("405 Method Not Allowed", nil, nil)
         }
         let target = String(decoding: parts[1], as: UTF8.self)
         let requestPath = target.prefix { $0 != "?" && $0 != "#" }
-        guard requestPath == path else {
-            try? respond(connection, status: "404 Not Found", page: nil)
-            return nil
-        }
+        guard requestPath == path else { return ("404 Not Found", nil, nil) }
         var query = ""
         if let q = target.firstIndex(of: "?") {
             query = String(target[target.index(after: q)...].prefix { $0 != "#" })
         }
-        try? respond(connection, status: "200 OK", page: """
+        return ("200 OK", """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>Latchkey</title></head>
             <body><p>Sign-in response received. You can close this window and return to the terminal.</p></body></html>
-            """)
-        return query
+            """, query)
     }
 
     private static func respond(_ connection: SocketConnection, status: String, page: String?) throws(HTTPError) {

@@ -56,3 +56,24 @@ import Testing
         #expect(again.port == port)
     }
 }
+
+@Suite struct LoopbackRedirectListenerIdleConnectionTests {
+    /// A speculative browser connection that never sends anything must not delay the real redirect.
+    @Test func idleConnectionDoesNotBlockTheRedirect() async throws {
+        guard TestEnvironment.require(["curl"]) else { return }
+        let listener = try LoopbackRedirectListener()
+        let idle = try await offPool { try SpawnedProcess(["python3", "-c",
+            "import socket,sys,time; s=socket.create_connection(('127.0.0.1',\(listener.port))); print('ok',flush=True); time.sleep(30)"]) }
+        defer { idle.terminate() }
+        _ = try await offPool { try idle.readLine(timeout: 10) }
+        let waiting = Task { try await listener.waitForRedirect(timeout: 10) }
+        let dir = TestEnvironment.makeTemporaryDirectory()
+        let start = Deadline.now()
+        let rc = try await offPool { try SpawnedProcess.run(["curl", "-s", "-o", dir + "/page", "--max-time", "5",
+                                                            "http://127.0.0.1:\(listener.port)/callback?code=c1&state=s1"]) }
+        #expect(rc == 0)
+        let params = try await waiting.value
+        #expect(params.map(\.1) == ["c1", "s1"])
+        #expect(Double(Deadline.now() - start) / 1e9 < 3)
+    }
+}
