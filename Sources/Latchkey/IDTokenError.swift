@@ -25,6 +25,7 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     /// On refresh, a claim of the new ID token differs from the previous one (OIDC Core §12.2).
     case refreshMismatch(claim: String, expected: String, got: String)
 
+    /// One line saying what was expected and what was got.
     public var description: String {
         switch self {
         case .jose(let e): return e.description

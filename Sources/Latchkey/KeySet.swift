@@ -16,6 +16,7 @@ public struct StaticKeySet: KeySet {
     /// Wraps a key set.
     public init(_ keys: JWKSet) { self.keys = keys }
 
+    /// Verifies with the fixed keys; no network.
     public func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
         do { return try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: allowed) } catch { throw .verification(.jose(error)) }
     }

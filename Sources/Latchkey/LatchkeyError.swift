@@ -99,6 +99,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Same as `message`.
     public var description: String { message }
 
     private func isProtocol(_ e: HTTPError) -> Bool {

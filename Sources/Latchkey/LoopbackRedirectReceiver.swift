@@ -4,6 +4,7 @@ import LatchkeyHTTP
 /// Receives the redirect on a loopback listener (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`,
 /// an ephemeral port unless a fixed redirect URI is configured (for IdPs that match it exactly).
 public struct LoopbackRedirectReceiver: RedirectReceiver {
+    /// `http://127.0.0.1:<port><path>`, with the port actually bound.
     public let redirectURI: String
     let listener: LoopbackRedirectListener
     let path: String
@@ -25,6 +26,7 @@ public struct LoopbackRedirectReceiver: RedirectReceiver {
         self.redirectURI = redirectURI ?? "http://127.0.0.1:\(listener.port)\(path)"
     }
 
+    /// Waits for the browser's redirect to the listener (600 s without a timeout).
     public func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect {
         do {
             return .parameters(try await listener.waitForRedirect(path: path, timeout: timeout ?? 600))

@@ -14,6 +14,7 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// One line with the code, status and description.
     public var description: String {
         switch self {
         case .server(let code, let d, let status):

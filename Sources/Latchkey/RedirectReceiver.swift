@@ -22,6 +22,7 @@ public protocol RedirectReceiver: Sendable {
 public struct PastedRedirectReceiver: RedirectReceiver {
     /// The registered redirect URI used when none is configured.
     public static let defaultRedirectURI = "http://127.0.0.1:53682/callback"
+    /// The redirect URI registered with the provider.
     public let redirectURI: String
     let readLine: @Sendable () async throws -> String?
 
@@ -31,6 +32,7 @@ public struct PastedRedirectReceiver: RedirectReceiver {
         self.readLine = readLine
     }
 
+    /// Reads one pasted line; end of input counts as cancellation.
     public func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect {
         let line: String?
         do { line = try await readLine() } catch is CancellationError { throw .cancelled } catch { throw .cancelled }

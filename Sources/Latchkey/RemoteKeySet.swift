@@ -35,6 +35,7 @@ public actor RemoteKeySet: KeySet {
         self.time = time
     }
 
+    /// Verifies with the cached keys, refetching once (rate-limited) when the `kid` is unknown.
     public func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
         let keys = try await currentKeys()
         do {

@@ -12,7 +12,9 @@ public protocol TimeSource: Sendable {
 public struct SystemTimeSource: TimeSource {
     /// Makes the system time source.
     public init() {}
+    /// The system clock.
     public func now() -> Date { Date() }
+    /// `Task.sleep`; throws `CancellationError` when cancelled.
     public func sleep(seconds: Double) async throws {
         guard seconds > 0 else { try Task.checkCancellation(); return }
         try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
