@@ -3,7 +3,7 @@ import CMbedTLS
 /// An elliptic-curve public key on P-256, P-384 or P-521, validated on creation.
 /// Verifies ECDSA signatures in the raw r‖s form JWS uses (RFC 7518 §3.4).
 /// Concurrent verifies with one key are safe (they take turns on the parsed key).
-public struct ECPublicKey: Sendable {
+public struct ECPublicKey: Sendable, Equatable {
     /// The curve the point lies on.
     public let curve: ECCurve
     /// Affine x, big-endian, exactly `curve.coordinateByteCount` bytes.
@@ -42,6 +42,11 @@ public struct ECPublicKey: Sendable {
         self.x = x
         self.y = y
         self.storage = storage
+    }
+
+    /// Keys are equal when curve and point are (public values, so no constant-time need).
+    public static func == (lhs: ECPublicKey, rhs: ECPublicKey) -> Bool {
+        lhs.curve == rhs.curve && lhs.x == rhs.x && lhs.y == rhs.y
     }
 
     /// True when `signature` (r‖s, exactly 2 × `coordinateByteCount` bytes, 0 < r, s < n)

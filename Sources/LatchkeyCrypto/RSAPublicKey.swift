@@ -3,7 +3,7 @@ import Synchronization
 
 /// An RSA public key (2048…8192 bits) for verifying RS256/384/512 and PS256/384/512.
 /// The key is parsed once; concurrent verifies with one key are safe.
-public struct RSAPublicKey: Sendable {
+public struct RSAPublicKey: Sendable, Equatable {
     /// Owns the `mbedtls_rsa_context`. The lock guards the cached Montgomery constant
     /// mbedtls_rsa_public computes on first use (mbedTLS also locks when built with threading).
     final class Storage: @unchecked Sendable {
@@ -38,6 +38,10 @@ public struct RSAPublicKey: Sendable {
     public let modulusBitCount: Int
     /// Size of n in bytes: every signature must be exactly this long.
     public let modulusByteCount: Int
+    /// The modulus n, big-endian, without leading zero bytes.
+    public let modulus: [UInt8]
+    /// The public exponent e, big-endian, without leading zero bytes.
+    public let exponent: [UInt8]
 
     let storage: Storage
 
@@ -76,6 +80,13 @@ public struct RSAPublicKey: Sendable {
         self.storage = storage
         self.modulusBitCount = bits
         self.modulusByteCount = n.count
+        self.modulus = n
+        self.exponent = e
+    }
+
+    /// Keys are equal when n and e are (public values, so no constant-time need).
+    public static func == (lhs: RSAPublicKey, rhs: RSAPublicKey) -> Bool {
+        lhs.modulus == rhs.modulus && lhs.exponent == rhs.exponent
     }
 
     /// True when `signature` is a valid RSASSA-PKCS1-v1_5 signature (RFC 8017 §8.2) of `message`.

@@ -42,6 +42,7 @@ struct CountingRandom: RandomSource {
 
         // An independently parsed public key verifies too.
         let parsed = try ECPublicKey(curve: .p256, x: key.publicKey.x, y: key.publicKey.y)
+        #expect(parsed == key.publicKey)
         #expect(parsed.isValidSignature(rawRS: signature, for: message, hash: .sha256))
 
         var other = message; other[0] ^= 1

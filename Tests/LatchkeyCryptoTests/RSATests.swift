@@ -87,6 +87,10 @@ import Testing
     @Test func leadingZerosAreIgnored() throws {
         let key = try RSAPublicKey(modulus: [0, 0] + Self.modulus, exponent: [0] + Self.f4)
         #expect(key.modulusBitCount == 2048)
+        #expect(key.modulusByteCount == 256)
+        #expect(key.modulus == Self.modulus && key.exponent == Self.f4)
+        #expect(key == (try RSAPublicKey(modulus: Self.modulus, exponent: Self.f4)))
+        #expect(key != (try RSAPublicKey(modulus: Self.modulus, exponent: [3])))
         #expect(key.isValidPKCS1v15Signature(Self.pkcs1SHA256, for: Self.message, hash: .sha256))
     }
 
