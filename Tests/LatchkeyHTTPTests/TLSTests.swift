@@ -89,3 +89,27 @@ import Testing
         #expect(Double(Deadline.now() - start) / 1e9 < 3)
     }
 }
+
+@Suite struct ECChainConcurrencyTests {
+    /// Concurrent handshakes on one client against a P-256 root. Verifying with an EC root writes a
+    /// precomputed table into the root's key, so each handshake borrows its own parsed chain (CAChainCache,
+    /// checked directly in CAChainCacheTests); the race itself is timing-dependent and this test does not
+    /// reliably reproduce it when the chain is shared — it guards the EC path under concurrency.
+    @Test func concurrentHandshakesWithAnECRoot() async throws {
+        guard TestEnvironment.require(["openssl", "python3"]) else { return }
+        let (server, pki) = try await offPool { () throws -> (ScriptedServer, TestPKI) in
+            let pki = try Fixtures.pki.get()
+            return (try ScriptedServer(tls: pki.cert("ec-localhost")), pki)
+        }
+        let client = try Fixtures.client(caFile: pki.directory + "/ec-ca.pem")
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<12 { group.addTask { try await client.send(HTTPRequest(url: server.url("/length"), timeout: 20)).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 12))
+        // And the RSA-rooted bundle does not vouch for the EC server.
+        let e = await httpError { try await Fixtures.client().send(HTTPRequest(url: server.url("/length"), timeout: 10)) }
+        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(reason.contains("untrusted"))
+    }
+}

@@ -5,6 +5,7 @@
 #   localhost.pem/.key     valid server certificate for DNS:localhost
 #   wrong.pem/.key         valid, but for DNS:wrong.example
 #   expired.pem/.key       for DNS:localhost, validity 2020-01-01 .. 2020-12-31 (made with `openssl ca`)
+#   ec-ca.pem, ec-localhost.pem/.key   a P-256 CA and a P-256 DNS:localhost certificate it signed
 set -eu
 dir=$1
 cd "$dir"
@@ -19,6 +20,10 @@ for name in localhost wrong expired; do
 done
 openssl x509 -req -in localhost.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile localhost.ext -out localhost.pem 2>/dev/null
 openssl x509 -req -in wrong.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile wrong.ext -out wrong.pem 2>/dev/null
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec-ca.key -out ec-ca.pem -days 2 \
+    -subj "/CN=Latchkey Test EC CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec-localhost.key -out ec-localhost.csr -subj "/CN=localhost" 2>/dev/null
+openssl x509 -req -in ec-localhost.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial -days 2 -extfile localhost.ext -out ec-localhost.pem 2>/dev/null
 # openssl x509 cannot back-date in 3.0; `openssl ca` takes explicit start and end dates.
 mkdir -p cadb
 : > cadb/index.txt
