@@ -150,7 +150,8 @@ public final class EncryptedFileTokenStore: TokenStore {
             key = try fileKey(for: derivation, creatingMachineKey: true, random: random)
         }
         let nonce = try randomBytes(TokenFile.nonceByteCount, from: random)
-        let file = try TokenFile.seal(session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce, fileKey: key)
+        let file = try TokenFile.seal(session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce,
+                                     fileKey: key, path: tokenFilePath)
         try AtomicFileWriter.write(file.encoded(), to: tokenFilePath, directory: stateDirectory,
                                    fileName: profile + ".tokens", random: random)
     }

@@ -173,9 +173,9 @@ public struct TokenFile: Sendable, Equatable {
     // MARK: - Encoding
 
     /// Encrypts `session` under `fileKey`. The caller supplies the KDF parameters it used to make
-    /// `fileKey` and a fresh random nonce.
+    /// `fileKey` and a fresh random nonce. `path` only labels the errors.
     public static func seal(_ session: StoredSession, keySource: KeySource.Kind, keyDerivation: TokenFileKeyDerivation,
-                            nonce: [UInt8], fileKey: SecretBytes) throws(TokenStoreError) -> TokenFile {
+                            nonce: [UInt8], fileKey: SecretBytes, path: String = "token file") throws(TokenStoreError) -> TokenFile {
         let profile = session.profile
         guard !profile.isEmpty, profile.utf8.count <= maximumProfileByteCount else {
             throw .invalidProfileName(profile)
@@ -184,11 +184,11 @@ public struct TokenFile: Sendable, Equatable {
         do {
             plaintext = Array(try payloadEncoder().encode(session))
         } catch {
-            throw .corrupt(path: profile, reason: "session cannot be encoded: \(error)")
+            throw .corrupt(path: path, reason: "session cannot be encoded: \(error)")
         }
         defer { plaintext.withUnsafeMutableBytes { Self.zeroize($0) } }
         guard plaintext.count <= maximumByteCount - 1024 else {
-            throw .tooLarge(path: profile, size: plaintext.count, limit: maximumByteCount - 1024)
+            throw .tooLarge(path: path, size: plaintext.count, limit: maximumByteCount - 1024)
         }
         // GCM ciphertext is as long as the plaintext; the header (and so the AAD) records that length.
         var file = TokenFile(keySource: keySource, profile: profile, keyDerivation: keyDerivation,
