@@ -87,10 +87,14 @@ public struct DeviceAuthorizationFlow: Sendable {
 
         while true {
             let next = lastArrival.addingTimeInterval(wait)
-            if next > deadline {
+            // No poll can happen before the end: wait out the remaining time, so the end is reported
+            // when the countdown the user sees reaches zero, not an interval early.
+            if next > deadline || (cap.map { next > $0 } ?? false) {
+                let end = min(deadline, cap ?? deadline)
+                do { try await time.sleep(seconds: max(end.timeIntervalSince(time.now()), 0)) } catch { throw .cancelled }
+                if let cap, let timeout, cap <= deadline { throw .timedOut(seconds: timeout) }
                 throw .expired(reason: "the device code expired before it was approved")
             }
-            if let cap, next > cap, let timeout { throw .timedOut(seconds: timeout) }
             let delay = next.timeIntervalSince(time.now())
             do { try await time.sleep(seconds: max(delay, 0)) } catch { throw .cancelled }
             if Task.isCancelled { throw .cancelled }

@@ -184,7 +184,7 @@ final class PollScript: @unchecked Sendable {
         let polls = t.sent(to: "/token")
         #expect(polls.count == 120)
         #expect(polls.last!.at.timeIntervalSince(start) <= 600)
-        #expect(clock.now().timeIntervalSince(start) <= 600)
+        #expect(clock.now().timeIntervalSince(start) == 600)
     }
 
     @Test func missingExpiresInAssumes1800() async {
@@ -206,8 +206,10 @@ final class PollScript: @unchecked Sendable {
 
     @Test func callerTimeoutEndsWithTimedOut() async {
         let t = PollScript([Self.pending]).transport(clock: clock)
+        let start = clock.now()
         await expectError(exitCode: 5, code: "timed_out") { try await flow(t).run(timeout: 12) }
         #expect(t.sent(to: "/token").count == 2)
+        #expect(clock.now().timeIntervalSince(start) == 12)
     }
 
     @Test func serverErrorsAndNetworkFailuresAreRetriedWithBackoff() async throws {
