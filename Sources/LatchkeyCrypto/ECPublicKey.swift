@@ -36,14 +36,6 @@ public struct ECPublicKey: Sendable, Equatable {
         self.storage = storage
     }
 
-    /// Wraps an already-validated keypair's public half (used by `P256PrivateKey`).
-    init(curve: ECCurve, x: [UInt8], y: [UInt8], storage: ECKeyPairStorage) {
-        self.curve = curve
-        self.x = x
-        self.y = y
-        self.storage = storage
-    }
-
     /// Keys are equal when curve and point are (public values, so no constant-time need).
     public static func == (lhs: ECPublicKey, rhs: ECPublicKey) -> Bool {
         lhs.curve == rhs.curve && lhs.x == rhs.x && lhs.y == rhs.y

@@ -3,7 +3,8 @@ import CMbedTLS
 /// A P-256 signing key (ES256, and later DPoP / private_key_jwt).
 /// Signatures are deterministic (RFC 6979); the random source only blinds the computation.
 public struct P256PrivateKey: Sendable {
-    /// The matching public key.
+    /// The matching public key. It has its own mbedTLS context, so handing it out (e.g. into a
+    /// JWK) never keeps the private scalar alive.
     public let publicKey: ECPublicKey
 
     private let storage: ECKeyPairStorage
@@ -22,7 +23,7 @@ public struct P256PrivateKey: Sendable {
         }
         self.storage = storage
         self.random = random
-        self.publicKey = ECPublicKey(curve: .p256, x: x, y: y, storage: storage)
+        self.publicKey = try ECPublicKey(curve: .p256, x: x, y: y)
     }
 
     /// A key from its 32-byte private scalar d (e.g. one stored earlier via `rawScalar`).
@@ -47,7 +48,7 @@ public struct P256PrivateKey: Sendable {
         }
         self.storage = storage
         self.random = random
-        self.publicKey = ECPublicKey(curve: .p256, x: x, y: y, storage: storage)
+        self.publicKey = try ECPublicKey(curve: .p256, x: x, y: y)
     }
 
     /// The 32-byte private scalar, for persisting the key (keep it encrypted).
