@@ -114,6 +114,17 @@ import Testing
         guard case .invalidURL? = toHTTP else { Issue.record("got \(String(describing: toHTTP))"); return }
     }
 
+    @Test func credentialsDroppedWhenARedirectChangesHost() async throws {
+        guard let s = try await server() else { return }
+        let auth = [("Authorization", "Bearer SENSITIVE")]
+        let same = try await client().send(HTTPRequest(url: s.url("/redirect?to=/echo"), headers: auth, maxRedirects: 1, timeout: 5))
+        #expect(String(decoding: same.body, as: UTF8.self).contains("Bearer SENSITIVE"))
+        let other = try await client().send(HTTPRequest(url: s.url("/redirect?to=http://localhost:\(s.port)/echo"), headers: auth,
+                                                         maxRedirects: 1, timeout: 5))
+        #expect(other.status == 200)
+        #expect(!String(decoding: other.body, as: UTF8.self).contains("SENSITIVE"))
+    }
+
     @Test func ipv6Loopback() async throws {
         guard TestEnvironment.require(["python3"]) else { return }
         let s = try await offPool { try ScriptedServer(bind: "::1") }
