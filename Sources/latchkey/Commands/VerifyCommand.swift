@@ -21,6 +21,8 @@ enum VerifyCommand {
 
     static func run(_ context: CommandContext) async throws -> Int32 {
         let request = try parse(context)
+        // A JWKS file is read first: an unreadable file is a usage error (exit 2), whatever the token.
+        let fileKeys = try request.jwks.flatMap { isURL($0) ? nil : try loadKeyFile($0) }
         let jws: JWS
         let claims: JWTClaims
         do {
@@ -33,7 +35,13 @@ enum VerifyCommand {
         } catch {
             throw CommandFailure.verification(error.description)
         }
-        try await checkSignature(jws, request: request, context: context)
+        if let fileKeys {
+            do { _ = try JWSVerifier.verify(jws, keys: fileKeys, allowedAlgorithms: request.algorithms) } catch {
+                throw CommandFailure.verification(error.description)
+            }
+        } else {
+            try await checkRemoteSignature(jws, request: request, context: context)
+        }
         let output = JSONValue.object(JSONObject([("header", .object(jws.header.json)), ("claims", .object(claims.json))]))
         context.console.outLine(JSONOutput.text(output, console: context.console))
         return 0
@@ -104,20 +112,21 @@ enum VerifyCommand {
         return raw
     }
 
-    /// Verifies the signature with the keys from `--jwks` or the issuer's `jwks_uri`.
-    static func checkSignature(_ jws: JWS, request: Request, context: CommandContext) async throws {
-        if let source = request.jwks, !(source.hasPrefix("https://") || source.hasPrefix("http://")) {
-            guard let bytes = SmallFile.read(source, limit: 1 << 20) else {
-                throw UsageError("cannot read --jwks \(source): \(ErrnoText.describe(errno))", command: "verify")
-            }
-            do {
-                let keys = try JWKSet(data: bytes)
-                _ = try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: request.algorithms)
-            } catch {
-                throw CommandFailure.verification(error.description)
-            }
-            return
+    /// True for `https://` and `http://` key-set locations.
+    static func isURL(_ source: String) -> Bool { source.hasPrefix("https://") || source.hasPrefix("http://") }
+
+    /// Reads and parses a JWKS file: unreadable → exit 2, not a valid key set → exit 8.
+    static func loadKeyFile(_ path: String) throws -> JWKSet {
+        guard let bytes = SmallFile.read(path, limit: 1 << 20) else {
+            throw UsageError("cannot read --jwks \(path): \(ErrnoText.describe(errno))", command: "verify")
         }
+        do { return try JWKSet(data: bytes) } catch {
+            throw CommandFailure.verification("the key set \(path) is invalid: \(error.description)")
+        }
+    }
+
+    /// Verifies the signature with the keys at the `--jwks` URL or the issuer's `jwks_uri`.
+    static func checkRemoteSignature(_ jws: JWS, request: Request, context: CommandContext) async throws {
         let transport = ProfileAccess(context).transport()
         let algorithms = request.algorithms
         let jwks = request.jwks

@@ -35,7 +35,7 @@ final class LoginPresenter: Sendable {
             if !json { showAuthorizationURL(url.absoluteString) }
             if openBrowser { BrowserLauncher.open(url.absoluteString, console: console) }
         case let .pending(next):
-            statusLine?.setNote("next check in \(next) s")
+            statusLine?.setNote("checking every \(next) s")
         case let .slowDown(interval):
             say("The server asked to slow down; checking every \(interval) s.")
             statusLine?.setNote("checking every \(interval) s")
