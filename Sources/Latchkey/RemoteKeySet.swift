@@ -18,12 +18,12 @@ public actor RemoteKeySet: KeySet {
     public static let maxCacheAge: Double = 86_400
     /// Cache lifetime when the response does not say.
     public static let defaultCacheAge: Double = 3600
-    /// Minimum time between two fetches caused by unknown `kid`s.
+    /// Minimum time between two refetches caused by unknown `kid`s.
     public static let refetchInterval: Double = 60
 
     private var cached: JWKSet?
     private var expiresAt = Date.distantPast
-    private var lastFetch: Date?
+    private var lastRefetch: Date?
     private var inflight: Task<(JWKSet, Double), any Error>?
     /// How many times the JWKS was fetched (observability and tests).
     public private(set) var fetchCount = 0
@@ -41,10 +41,12 @@ public actor RemoteKeySet: KeySet {
         do {
             return try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: allowed)
         } catch .noMatchingKey(let kid) {
-            // A new kid may mean the issuer rotated keys: refetch once, unless we did so very recently.
-            if let lastFetch, time.now().timeIntervalSince(lastFetch) < Self.refetchInterval {
+            // A new kid may mean the issuer rotated keys: refetch once, unless an unknown kid already
+            // caused a refetch very recently (the ordinary first or expiry fetch does not count).
+            if let lastRefetch, time.now().timeIntervalSince(lastRefetch) < Self.refetchInterval {
                 throw .verification(.jose(.noMatchingKey(kid: kid)))
             }
+            lastRefetch = time.now()
             let fresh = try await fetch()
             do { return try JWSVerifier.verify(jws, keys: fresh, allowedAlgorithms: allowed) } catch { throw .verification(.jose(error)) }
         } catch {
@@ -79,7 +81,6 @@ public actor RemoteKeySet: KeySet {
         inflight = task
         defer { inflight = nil }
         let now = time.now()
-        lastFetch = now
         fetchCount += 1
         do {
             let (set, age) = try await task.value

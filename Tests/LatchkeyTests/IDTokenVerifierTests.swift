@@ -155,19 +155,32 @@ import LatchkeyJOSE
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         _ = try await v.verify(try old.sign(TestIssuer.claims(now: clock.now())))
         #expect(t.sent.count == 1)
-        // An unknown kid right after a fetch: no refetch (rate limit), refused.
+        // An unknown kid: one refetch, even right after the first fetch; the key is still unknown, refused.
         let newToken = try new.sign(TestIssuer.claims(now: clock.now()))
         await expectVerification(newToken, v) { $0 == .jose(.noMatchingKey(kid: "new")) }
-        #expect(t.sent.count == 1)
-        // A minute later the issuer has rotated: one refetch, accepted.
-        clock.advance(61)
-        rotated.value = true
-        let again = try new.sign(TestIssuer.claims(now: clock.now()))
-        _ = try await v.verify(again)
         #expect(t.sent.count == 2)
-        // A forged kid soon after: no further fetch.
+        // More unknown kids within the minute: no further fetch.
+        await expectVerification(newToken, v) { $0 == .jose(.noMatchingKey(kid: "new")) }
         let forged = try new.sign(TestIssuer.claims(now: clock.now()), kid: "forged")
         await expectVerification(forged, v) { $0 == .jose(.noMatchingKey(kid: "forged")) }
+        #expect(t.sent.count == 2)
+        // A minute later the issuer has rotated: one refetch, accepted, and then cached.
+        clock.advance(61)
+        rotated.value = true
+        _ = try await v.verify(try new.sign(TestIssuer.claims(now: clock.now())))
+        #expect(t.sent.count == 3)
+        _ = try await v.verify(try new.sign(TestIssuer.claims(now: clock.now())))
+        #expect(t.sent.count == 3)
+    }
+
+    @Test func firstFetchThenRotatedKeyIsPickedUpAtOnce() async throws {
+        // The scripted IdP's jwks-rotating-keys: the first JWKS lacks the key the token uses.
+        let k1 = try TestIssuer(kid: "key-1")
+        let k2 = try TestIssuer(kid: "key-2")
+        let t = FakeTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
+        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
+        _ = try await v.verify(try k2.sign(TestIssuer.claims(now: clock.now())))
         #expect(t.sent.count == 2)
     }
 
