@@ -76,9 +76,17 @@ env | grep '^LATCHKEY_IT_' | sort
 log "swift test"
 filter=()
 [ -n "${LATCHKEY_TEST_FILTER:-}" ] && filter=(--filter "$LATCHKEY_TEST_FILTER")
+export LATCHKEY_FAULT_TABLE="$WORK/fault-rows.md"
+: > "$LATCHKEY_FAULT_TABLE"
 swift test --skip-build --scratch-path "$SCRATCH" "${filter[@]}" 2>&1 | tee "$WORK/swift-test.log"
 test_status=${PIPESTATUS[0]}
 [ "$test_status" = 0 ] || failures+=("swift test (exit $test_status)")
+if [ -s "$LATCHKEY_FAULT_TABLE" ]; then
+  # The fault × flow table for docs/security.md, produced by this run (FaultInjectionTests).
+  { echo "| fault | flow (where) | outcome | time |"; echo "| --- | --- | --- | --- |"; sort "$LATCHKEY_FAULT_TABLE"; } > "$SCRATCH/fault-table.md"
+  log "fault table ($SCRATCH/fault-table.md)"
+  cat "$SCRATCH/fault-table.md"
+fi
 
 # --- 5. static binary + minimal root ---------------------------------------------------------
 if [ "${LATCHKEY_SKIP_DEVICE:-0}" = 1 ] && [ "$CI" != true ]; then
