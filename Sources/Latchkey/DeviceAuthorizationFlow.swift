@@ -146,10 +146,13 @@ public struct DeviceAuthorizationFlow: Sendable {
         return max(interval, min(interval * factor, Self.maxBackoff))
     }
 
+    /// Transport failures worth another poll. A response cut off mid-way shows up as a protocol
+    /// violation from the HTTP layer; a poll is safe to repeat, so it is retried too. TLS failures
+    /// (certificate, hostname) are not: they will not fix themselves.
     static func isRetryable(_ e: HTTPError) -> Bool {
         switch e {
-        case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure: return true
-        case .tlsFailure, .invalidURL, .protocolViolation, .cancelled: return false
+        case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
+        case .tlsFailure, .invalidURL, .cancelled: return false
         }
     }
 }

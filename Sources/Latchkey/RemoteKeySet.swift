@@ -18,6 +18,8 @@ public actor RemoteKeySet: KeySet {
     public static let maxCacheAge: Double = 86_400
     /// Cache lifetime when the response does not say.
     public static let defaultCacheAge: Double = 3600
+    /// Attempts per JWKS fetch (network failures and 5xx are retried after 1 s, then 2 s).
+    public static let fetchAttempts = 3
     /// Minimum time between two refetches caused by unknown `kid`s.
     public static let refetchInterval: Double = 60
 
@@ -67,8 +69,22 @@ public actor RemoteKeySet: KeySet {
         }
         let exchange = self.exchange
         let url = self.url
+        let time = self.time
         let task = Task<(JWKSet, Double), any Error> {
-            let response = try await exchange.getJSON(url, maxRedirects: 3)
+            // A JWKS GET is idempotent: ride out a dropped connection or a 5xx with two quick retries,
+            // since failing here would throw away tokens the user just approved.
+            var attempt = 0
+            var response: HTTPResponse
+            while true {
+                attempt += 1
+                do {
+                    response = try await exchange.getJSON(url, maxRedirects: 3)
+                    if response.status < 500 || attempt >= Self.fetchAttempts { break }
+                } catch let error as LatchkeyError {
+                    guard attempt < Self.fetchAttempts, case .network(let e) = error, DeviceAuthorizationFlow.isRetryable(e) else { throw error }
+                }
+                try await time.sleep(seconds: Double(attempt))
+            }
             guard response.status == 200 else {
                 throw LatchkeyError.protocolViolation("JWKS \(url.absoluteString) answered HTTP \(response.status)")
             }

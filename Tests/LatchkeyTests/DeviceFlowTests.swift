@@ -220,6 +220,16 @@ final class PollScript: @unchecked Sendable {
         #expect(events.retries == 3)
     }
 
+    @Test func droppedResponseIsRetried() async throws {
+        let t = FakeTransport(clock: clock) { r, index in
+            if r.url.path == "/device" { return Self.standardDevice }
+            if index == 1 { throw HTTPError.protocolViolation(reason: "truncated response") }
+            return Self.token
+        }
+        _ = try await flow(t).run()
+        #expect(pollGaps(t) == [5, 10])
+    }
+
     @Test func retriesStopAtTheDeadline() async {
         let t = PollScript([nil]).transport(clock: clock)
         let start = clock.now()
