@@ -60,11 +60,31 @@ public struct DeviceAuthorizationFlow: Sendable {
             params.append(("code_challenge_method", "S256"))
         }
         let (body, headers) = try client.auth.apply(to: params)
-        let response = try await client.exchange.postForm(url, body, headers: headers)
-        let received = time.now()
-        let authorization = try DeviceAuthorizationResponse.parse(response)
-        return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
+        // A lost or 5xx answer is retried twice (after 1 s, then 2 s): a second request only makes
+        // another device code, and the unused one simply expires.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let response: HTTPResponse
+            do {
+                response = try await client.exchange.postForm(url, body, headers: headers)
+            } catch {
+                guard attempt < Self.startAttempts, case .network(let e) = error, Self.isRetryable(e) else { throw error }
+                do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
+                continue
+            }
+            if response.status >= 500, attempt < Self.startAttempts {
+                do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
+                continue
+            }
+            let received = time.now()
+            let authorization = try DeviceAuthorizationResponse.parse(response)
+            return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
+        }
     }
+
+    /// Attempts at the device authorization request.
+    public static let startAttempts = 3
 
     /// Starts, reports `.verification`, and polls until a token, a refusal, the deadline or `timeout`.
     public func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {

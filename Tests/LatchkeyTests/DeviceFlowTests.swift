@@ -230,6 +230,22 @@ final class PollScript: @unchecked Sendable {
         #expect(pollGaps(t) == [5, 10])
     }
 
+    @Test func deviceRequestRetriedAfterDropOr5xx() async throws {
+        let t = FakeTransport(clock: clock) { r, index in
+            switch index {
+            case 0: throw HTTPError.ioFailure(reason: "connection reset")
+            case 1: return Reply.empty(503)
+            default: return r.url.path == "/device" ? Self.standardDevice : Self.token
+            }
+        }
+        _ = try await flow(t).run()
+        #expect(t.sent(to: "/device").count == 3)
+        #expect(clock.sleeps.prefix(2) == [1, 2])
+        let failing = FakeTransport(clock: clock) { _, _ in Reply.empty(503) }
+        await expectError(exitCode: 7) { try await flow(failing).run() }
+        #expect(failing.sent.count == DeviceAuthorizationFlow.startAttempts)
+    }
+
     @Test func retriesStopAtTheDeadline() async {
         let t = PollScript([nil]).transport(clock: clock)
         let start = clock.now()
