@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Builds and runs every libFuzzer target with a time budget, and records what each run reached in
+# Fuzz/REPORT.md (one row per run, plus totals per target across all recorded runs).
+#
+#   Fuzz/run-all.sh [--seconds-per-target N] [--targets "FuzzJWS FuzzJWKS" | FuzzJWS,FuzzJWKS]
+#                   [--jobs J] [--nice N] [--no-build] [--report FILE]
+#   Fuzz/run-all.sh --import-log TARGET LOGFILE     # record an earlier libFuzzer run from its log
+#
+# Defaults: 60 s per target, all five targets, one fuzzer at a time, nice 10. The working corpus of
+# each target lives in .build-fuzz/corpus/TARGET and is kept between runs, so coverage accumulates;
+# the checked-in seeds (Tests/FuzzCorpus/DIR) are copied into it before every run and never written.
+# Exit status: 0 when every run ended without a crash/timeout/OOM artifact, 1 on any finding,
+# 2 on a usage or build error.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+scratch="$root/.build-fuzz"
+report="$root/Fuzz/REPORT.md"
+seconds=60
+jobs=1
+nice_level=10
+build=1
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile)
+targets=("${all_targets[@]}")
+import_target=""
+import_log=""
+
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+
+seed_dir() {
+    case "$1" in
+        FuzzJWS) echo jws ;;
+        FuzzJWKS) echo jwks ;;
+        FuzzJSON) echo json ;;
+        FuzzHTTPResponse) echo http ;;
+        FuzzTokenFile) echo tokenfile ;;
+        *) echo "unknown target: $1" >&2; exit 2 ;;
+    esac
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --seconds-per-target) seconds="$2"; shift 2 ;;
+        --targets) IFS=', ' read -r -a targets <<< "$2"; shift 2 ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --nice) nice_level="$2"; shift 2 ;;
+        --no-build) build=0; shift ;;
+        --report) report="$2"; shift 2 ;;
+        --import-log) import_target="$2"; import_log="$3"; shift 3 ;;
+        -h|--help) usage ;;
+        *) echo "unknown option: $1" >&2; usage ;;
+    esac
+done
+for t in "${targets[@]}"; do seed_dir "$t" > /dev/null; done
+mkdir -p "$scratch/logs" "$scratch/corpus" "$scratch/artifacts"
+
+# --- report -------------------------------------------------------------------------------------
+
+# Pulls the figures out of a libFuzzer log: seconds executions exec/s cov ft.
+parse_log() {
+    local log="$1" wall="$2"
+    local execs secs rate cov ft
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    # The last status line (pulse/NEW/REDUCE/DONE) carries the coverage reached.
+    local status
+    status=$(grep -E '^#[0-9]+[[:space:]]+[A-Z]+ +cov: ' "$log" | tail -1 || true)
+    cov=$(sed -n 's/.* cov: \([0-9]*\) .*/\1/p' <<< "$status")
+    ft=$(sed -n 's/.* ft: \([0-9]*\) .*/\1/p' <<< "$status")
+    if [ -z "$execs" ]; then execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<< "$status"); fi
+    [ -n "$secs" ] || secs="$wall"
+    if [ -z "$rate" ] && [ "${secs:-0}" -gt 0 ]; then rate=$(( ${execs:-0} / secs )); fi
+    echo "${secs:-0} ${execs:-0} ${rate:-0} ${cov:-0} ${ft:-0}"
+}
+
+# Rewrites REPORT.md with one more run row, then recomputes the totals from all rows.
+# Serialised with flock: several runs may finish at once.
+add_row() {
+    local row="$1"
+    (
+        flock 9
+        local rows
+        rows=$(mktemp)
+        if [ -f "$report" ]; then
+            awk '/^## Runs/{r=1; next} r && /^\| [0-9][0-9][0-9][0-9]-/{print}' "$report" > "$rows"
+        fi
+        echo "$row" >> "$rows"
+        {
+            echo "# Fuzzing report"
+            echo
+            echo "Written by \`Fuzz/run-all.sh\` (do not edit by hand): one row per libFuzzer run, and the totals per"
+            echo "target across every recorded run. cov/ft are libFuzzer's coverage counters (edges, features) at the"
+            echo "end of the target's latest run; each target keeps its working corpus between runs, so the latest"
+            echo "run starts from everything reached before. Rows marked *imported* were read from the logs of earlier"
+            echo "runs made by hand before this script existed."
+            echo
+            echo "## Totals per target"
+            echo
+            echo "| target | runs | seconds | executions | cov (latest) | ft (latest) | crashes |"
+            echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+            awk -F'|' '
+                { gsub(/ /, "", $3); t=$3; gsub(/[ ,]/, "", $4); gsub(/[ ,]/, "", $5)
+                  gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $10)
+                  if (!(t in runs)) order[n++]=t
+                  runs[t]++; secs[t]+=$4; ex[t]+=$5; cov[t]=$7; ft[t]=$8; cr[t]+=$10 }
+                function commas(x,   s, out) { s=sprintf("%d", x); out=""
+                    while (length(s) > 3) { out="," substr(s, length(s)-2) out; s=substr(s, 1, length(s)-3) }
+                    return s out }
+                END { for (i=0; i<n; i++) { t=order[i]
+                        printf "| %s | %d | %s | %s | %s | %s | %d |\n", t, runs[t], commas(secs[t]), commas(ex[t]), cov[t], ft[t], cr[t] } }
+            ' <(sort -t'|' -k3,3 -s "$rows")
+            echo
+            echo "## Runs"
+            echo
+            echo "| date (UTC) | target | seconds | executions | exec/s | cov | ft | corpus files | crashes | log |"
+            echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+            cat "$rows"
+        } > "$report.tmp"
+        mv "$report.tmp" "$report"
+        rm -f "$rows"
+    ) 9> "$scratch/report.lock"
+}
+
+commas() { printf "%d" "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
+
+if [ -n "$import_target" ]; then
+    seed_dir "$import_target" > /dev/null
+    [ -f "$import_log" ] || { echo "no such log: $import_log" >&2; exit 2; }
+    read -r secs execs rate cov ft <<< "$(parse_log "$import_log" 0)"
+    when=$(date -u -r "$import_log" '+%Y-%m-%d %H:%M')
+    corpus=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <(grep -E '^#[0-9]+' "$import_log" | tail -1))
+    crashes=$(grep -cE '^==[0-9]+== ERROR|deadly signal|^artifact_prefix=|Test unit written to' "$import_log" || true)
+    add_row "| $when | $import_target | $secs | $(commas "$execs") | $rate | $cov | $ft | ${corpus:-?} | $crashes | imported: ${import_log#"$root/"} |"
+    echo "recorded $import_target: $secs s, $execs executions, cov $cov ft $ft"
+    exit 0
+fi
+
+# --- build --------------------------------------------------------------------------------------
+
+if [ "$build" = 1 ]; then
+    for t in "${targets[@]}"; do
+        echo "== building $t"
+        # One build per product: `swift build --sanitize=fuzzer` is the only way that yields a working
+        # fuzzer (a plain -sanitize=fuzzer swiftc flag links a binary that runs nothing).
+        if ! (cd "$root" && nice -n "$nice_level" swift build --sanitize=fuzzer --scratch-path "$scratch" --product "$t" \
+                > "$scratch/logs/build-$t.log" 2>&1); then
+            tail -30 "$scratch/logs/build-$t.log" >&2
+            echo "build of $t failed (log: $scratch/logs/build-$t.log)" >&2
+            exit 2
+        fi
+    done
+fi
+
+# --- run ----------------------------------------------------------------------------------------
+
+run_one() {
+    local t="$1" stamp bin corpus artifacts log start wall rc
+    stamp=$(date -u '+%Y%m%dT%H%M%S')
+    bin="$scratch/debug/$t"
+    [ -x "$bin" ] || { echo "$t: no binary at $bin (build first)" >&2; return 2; }
+    corpus="$scratch/corpus/$t"
+    artifacts="$scratch/artifacts/$t/$stamp"
+    log="$scratch/logs/$t-$stamp.log"
+    mkdir -p "$corpus" "$artifacts"
+    # Seeds are copied in (not passed as a second directory) so new units land only in the work corpus.
+    cp -n "$root/Tests/FuzzCorpus/$(seed_dir "$t")"/* "$corpus"/ 2>/dev/null || true
+    start=$(date +%s)
+    rc=0
+    (cd "$artifacts" && SWIFT_BACKTRACE=enable=no nice -n "$nice_level" "$bin" \
+        -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1) || rc=$?
+    wall=$(( $(date +%s) - start ))
+    local crashes
+    crashes=$(find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \
+        -o -name 'leak-*' \) | wc -l)
+    if [ "$rc" != 0 ] && [ "$crashes" = 0 ]; then crashes=1; fi  # died without writing an artifact
+    read -r secs execs rate cov ft <<< "$(parse_log "$log" "$wall")"
+    local files
+    files=$(find "$corpus" -maxdepth 1 -type f | wc -l)
+    add_row "| $(date -u '+%Y-%m-%d %H:%M') | $t | $secs | $(commas "$execs") | $rate | $cov | $ft | $files | $crashes | ${log#"$root/"} |"
+    printf '%-17s %6ss %12s execs %7s/s  cov %5s  ft %6s  corpus %5s  crashes %s\n' \
+        "$t" "$secs" "$(commas "$execs")" "$rate" "$cov" "$ft" "$files" "$crashes"
+    if [ "$crashes" != 0 ]; then
+        echo "$t: FINDING (libFuzzer exit $rc) — log $log, artifacts in $artifacts:" >&2
+        ls "$artifacts" >&2
+        grep -m5 -E 'ERROR|Fatal error|deadly signal|SUMMARY' "$log" >&2 || true
+        return 1
+    fi
+    rmdir "$artifacts" 2>/dev/null || true
+    return 0
+}
+
+failed=0
+running=0
+for t in "${targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+    run_one "$t" &
+    running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+
+echo "report: ${report#"$root/"}"
+exit "$failed"
