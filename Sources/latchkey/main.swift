@@ -3,6 +3,15 @@ import Glibc
 // Block SIGINT/SIGTERM before any other thread exists; commands that wait take them with
 // sigwait (TerminationSignals) and exit 130/143 after a clean unwind.
 TerminationSignals.blockInCurrentThread()
-// Kept minimal: the `token` hot path must start in about a millisecond (docs/performance.md).
-let status = await LatchkeyCLI.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process)
-exit(status)
+
+// Not `async` main: see CompletionLatch. The `token` hot path finishes on this thread without
+// starting the concurrency runtime at all.
+switch LatchkeyCLI.prepare(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process) {
+case .exit(let code):
+    exit(code)
+case .run(let context):
+    if let code = LatchkeyCLI.runWithoutConcurrency(context) { exit(code) }
+    let latch = CompletionLatch()
+    Task.detached { latch.release(await LatchkeyCLI.run(context)) }
+    exit(latch.wait())
+}

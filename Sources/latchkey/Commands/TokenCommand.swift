@@ -8,6 +8,23 @@ import LatchkeyJOSE
 enum TokenCommand {
     static let formats = ["bare", "header", "json", "exec-credential"]
 
+    /// The hot path: prints the cached token when it is valid for `--min-ttl` and no refresh is
+    /// forced; nil when a refresh is needed. Reads two small files, no network, no threads.
+    static func cached(_ context: CommandContext) throws -> Int32? {
+        let args = context.arguments
+        let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
+        let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
+        let access = ProfileAccess(context)
+        let settings = try access.requireSettings()
+        guard let cached = try access.tokenStore(settings).loadTyped() else {
+            throw CommandFailure.notSignedIn(profile: access.profile)
+        }
+        guard !args.has("force-refresh"), cached.token.isValid(at: Date(), minTTL: minTTL) else { return nil }
+        context.console.out(render(cached.token, format: format))
+        return 0
+    }
+
+    /// Refreshes (single-flight across processes, in the library) and prints the new token.
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
@@ -16,16 +33,9 @@ enum TokenCommand {
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
-        let token: Token
-        let cached = try store.loadTyped()
-        if !force, let cached, cached.token.isValid(at: Date(), minTTL: minTTL) {
-            token = cached.token
-        } else {
-            guard cached != nil else { throw CommandFailure.notSignedIn(profile: access.profile) }
-            let session = try access.session(settings, store: store)
-            token = try await TerminationSignals.startWatching().run {
-                try await session.validToken(minTTL: minTTL, forceRefresh: force)
-            }
+        let session = try access.session(settings, store: store)
+        let token = try await TerminationSignals.startWatching().run {
+            try await session.validToken(minTTL: minTTL, forceRefresh: force)
         }
         context.console.out(render(token, format: format))
         return 0
