@@ -16,7 +16,7 @@ public struct JOSEHeader: Sendable {
         guard let algValue = json["alg"] else { throw .malformed("header has no \"alg\"") }
         guard let alg = algValue.stringValue else { throw .malformed("header \"alg\" is not a string") }
         // "none" in any spelling means unsigned; never accepted (RFC 8725 §3.1).
-        if alg.lowercased() == "none" { throw .unsupportedAlgorithm(alg) }
+        if alg.utf8.count == 4, alg.lowercased() == "none" { throw .unsupportedAlgorithm(alg) }
         if let crit = json["crit"] {
             // RFC 7515 §4.1.11: a non-empty array of names; every name must be understood. None are.
             guard let names = crit.arrayValue, !names.isEmpty else { throw .malformed("header \"crit\" must be a non-empty array") }

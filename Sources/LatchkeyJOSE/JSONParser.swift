@@ -76,7 +76,6 @@ private struct Reader {
         guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
         i += 1
         var obj = JSONObject()
-        var seen = Set<String>()
         skipWS()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(obj) }
         while true {
@@ -84,7 +83,8 @@ private struct Reader {
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
             let keyAt = i
             let key = try string()
-            guard seen.insert(key).inserted else { throw JSONParseError(offset: keyAt, reason: "duplicate member \"\(key)\"") }
+            // Objects here are small (headers, claims, JWKs), so a linear scan beats hashing every key.
+            guard obj[key] == nil else { throw JSONParseError(offset: keyAt, reason: "duplicate member \"\(key)\"") }
             skipWS()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             i += 1

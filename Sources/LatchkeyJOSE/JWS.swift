@@ -1,3 +1,5 @@
+import Glibc
+
 /// A compact-serialised JWS (RFC 7515 §7.1), parsed and structurally checked but not yet verified.
 /// Verification is `JWSVerifier.verify`; nothing here trusts the payload.
 public struct JWS: Sendable {
@@ -33,17 +35,24 @@ public struct JWS: Sendable {
     private static func parse(_ buf: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> (JOSEHeader, [UInt8], [UInt8], [UInt8]) {
         guard buf.count <= maxSize else { throw .malformed("token larger than \(maxSize) bytes") }
         guard !buf.isEmpty else { throw .malformed("empty token") }
-        var first = -1, second = -1
-        for i in 0..<buf.count where buf[i] == UInt8(ascii: ".") {
-            if first < 0 { first = i } else if second < 0 { second = i } else {
-                throw .malformed("more than three segments (JWE or JSON serialisation is not accepted)")
-            }
+        // memchr: the dot scan over a whole token is measurable next to an RSA verify.
+        guard let base = buf.baseAddress.map(UnsafeRawPointer.init) else { throw .malformed("empty token") }
+        let dot = Int32(UInt8(ascii: "."))
+        guard let p1 = memchr(base, dot, buf.count).map(UnsafeRawPointer.init) else {
+            throw .malformed("expected three segments, found 1")
         }
-        guard second >= 0 else { throw .malformed("expected three segments, found \(first < 0 ? 1 : 2)") }
-        let dots = [first, second]
-        let h = UnsafeBufferPointer(rebasing: buf[0..<dots[0]])
-        let p = UnsafeBufferPointer(rebasing: buf[(dots[0] + 1)..<dots[1]])
-        let s = UnsafeBufferPointer(rebasing: buf[(dots[1] + 1)...])
+        let first = p1 - base
+        guard let p2 = memchr(p1 + 1, dot, buf.count - first - 1).map(UnsafeRawPointer.init) else {
+            throw .malformed("expected three segments, found 2")
+        }
+        let second = p2 - base
+        if memchr(p2 + 1, dot, buf.count - second - 1) != nil {
+            throw .malformed("more than three segments (JWE or JSON serialisation is not accepted)")
+        }
+        let dots = (first, second)
+        let h = UnsafeBufferPointer(rebasing: buf[0..<dots.0])
+        let p = UnsafeBufferPointer(rebasing: buf[(dots.0 + 1)..<dots.1])
+        let s = UnsafeBufferPointer(rebasing: buf[(dots.1 + 1)...])
         guard !h.isEmpty else { throw .malformed("empty header segment") }
         guard !s.isEmpty else { throw .malformed("empty signature segment") }
         let headerBytes = try Base64URL.decode(bytes: h)
@@ -52,7 +61,7 @@ public struct JWS: Sendable {
         let header = try JOSEHeader(json: headerObject)
         let payload = try Base64URL.decode(bytes: p)
         let signature = try Base64URL.decode(bytes: s)
-        let signingInput = Array(UnsafeBufferPointer(rebasing: buf[0..<dots[1]]))
+        let signingInput = Array(UnsafeBufferPointer(rebasing: buf[0..<dots.1]))
         return (header, payload, signingInput, signature)
     }
 }

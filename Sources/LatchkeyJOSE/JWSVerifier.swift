@@ -13,21 +13,22 @@ public enum JWSVerifier {
         guard let alg = jws.algorithm else { throw .unsupportedAlgorithm(jws.header.alg) }
         guard allowedAlgorithms.contains(alg) else { throw .algorithmNotAllowed(alg.rawValue) }
         let kid = jws.header.kid
-        var reasons: [String] = []
-        var candidates: [JWK] = []
-        var sawKid = false
+        // Common case first: walk the keys once and verify with each fitting one; reasons for the
+        // error message are only gathered when nothing verified.
+        var sawKid = false, sawCandidate = false
         for key in keys.keys {
             if let kid, key.kid != kid { continue }
             sawKid = true
-            if let reason = unfit(key, for: alg) { reasons.append(reason); continue }
-            candidates.append(key)
+            guard unfit(key, for: alg) == nil else { continue }
+            sawCandidate = true
+            if check(jws, alg: alg, key: key) { return key }
         }
-        if candidates.isEmpty {
-            if let kid, sawKid { throw .invalidKey("key \"\(kid)\" cannot verify \(alg.rawValue): \(reasons.joined(separator: "; "))") }
-            throw .noMatchingKey(kid: kid)
+        if sawCandidate { throw .invalidSignature }
+        if let kid, sawKid {
+            let reasons = keys.keys.filter { $0.kid == kid }.compactMap { unfit($0, for: alg) }
+            throw .invalidKey("key \"\(kid)\" cannot verify \(alg.rawValue): \(reasons.joined(separator: "; "))")
         }
-        for key in candidates where check(jws, alg: alg, key: key) { return key }
-        throw .invalidSignature
+        throw .noMatchingKey(kid: kid)
     }
 
     /// Why `key` may not verify `alg`, or nil when it may.
