@@ -184,8 +184,18 @@ class Handler(BaseHTTPRequestHandler):
         if self.state.args.log:
             with self.state.lock, open(self.state.args.log, "a") as out:
                 out.write(json.dumps(entry) + "\n")
+        self._flush()
 
     def _send(self, status: int, body: bytes, content_type: str = "application/json", headers=None):
+        # Held back until the request is logged (_record), so a test that reads the log right after
+        # the client got its answer always finds the entry.
+        self._pending = (status, body, content_type, headers)
+
+    def _flush(self):
+        pending, self._pending = getattr(self, "_pending", None), None
+        if pending is None:
+            return
+        status, body, content_type, headers = pending
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -258,6 +268,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _route(self):
         self._t0 = round(time.time(), 6)
+        self._pending = None
         path = urllib.parse.urlsplit(self.path).path
         params = self._params()
         routes = {
@@ -276,6 +287,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         try:
             handler(params)
+            self._flush()  # any answer a handler did not log
         except (BrokenPipeError, ConnectionResetError):
             pass
 

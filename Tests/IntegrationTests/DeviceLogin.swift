@@ -61,9 +61,15 @@ final class Workspace {
         }
     }
 
+    /// A workspace for the Glewlwyd tests: every command trusts the test CA (`LATCHKEY_CA_FILE`),
+    /// since `--ca-file` is a per-invocation option, not remembered in the profile.
+    static func glewlwyd(_ env: IntegrationEnvironment) throws -> Workspace {
+        try Workspace(extraEnvironment: ["LATCHKEY_CA_FILE": env.caFile])
+    }
+
     /// A copy of the state folder as it is now (token file, keys, profile), for replay tests.
     func snapshot() throws -> Workspace {
-        let copy = try Workspace(extraEnvironment: [:])
+        let copy = try Workspace(extraEnvironment: latchkey.environment.filter { $0.key == "LATCHKEY_CA_FILE" })
         let r = try ProcessRunner.run("/bin/cp", ["-a", latchkey.stateDirectory + "/.", copy.latchkey.stateDirectory])
         #expect(r.exitCode == 0, "cp state: \(r)")
         return copy

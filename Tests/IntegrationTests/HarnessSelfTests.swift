@@ -63,6 +63,7 @@ struct HarnessSelfTests {
                                       timeout: .seconds(10))
         let meta = try JSONParser().parse(r.stdoutText)
         #expect(meta["issuer"]?.stringValue == server.issuer)
+        #expect(r.exitCode == 0, "\(r)")
         #expect(ServerLog.read(server.logPath).map(\.path) == ["/.well-known/openid-configuration"])
     }
 

@@ -25,10 +25,18 @@ enum ServerLog {
         return JSONLines.objects(lines).map(LoggedRequest.init).filter { $0.t >= since }
     }
 
-    /// Gaps between each device poll and the previous poll's response, in seconds.
+    /// Gaps between each device poll and the previous poll's response for the same device code
+    /// (concurrent logins may interleave in one log), in seconds, in time order.
     static func pollGaps(_ requests: [LoggedRequest]) -> [Double] {
         let polls = requests.filter(\.isDevicePoll).sorted { $0.t < $1.t }
-        return zip(polls, polls.dropFirst()).map { $1.t - $0.tDone }
+        var lastDone: [String: Double] = [:]
+        var gaps: [Double] = []
+        for poll in polls {
+            let code = poll.param("device_code") ?? ""
+            if let previous = lastDone[code] { gaps.append(poll.t - previous) }
+            lastDone[code] = poll.tDone
+        }
+        return gaps
     }
 }
 

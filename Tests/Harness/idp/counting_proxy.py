@@ -79,6 +79,14 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
                 status, resp_headers, data = 502, [("Content-Type", "text/plain")], f"proxy: {e}".encode()
             finally:
                 conn.close()
+            # Log first, then answer: a test reading the log once the client has its answer finds it.
+            path, _, query = self.path.partition("?")
+            entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command, "path": path,
+                     "query": redact({k: v[0] for k, v in urllib.parse.parse_qs(query).items()}),
+                     "params": redact(body_params(self.headers.get("Content-Type", ""), body)),
+                     "status": status, "error": oauth_error(data), "client": self.client_address[1]}
+            with lock, open(log_path, "a") as out:
+                out.write(json.dumps(entry) + "\n")
             self.send_response_only(status)
             for k, v in resp_headers:
                 if k.lower() not in HOP_BY_HOP:
@@ -88,13 +96,6 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
             if self.command != "HEAD":
                 self.wfile.write(data)
             self.wfile.flush()
-            path, _, query = self.path.partition("?")
-            entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command, "path": path,
-                     "query": redact({k: v[0] for k, v in urllib.parse.parse_qs(query).items()}),
-                     "params": redact(body_params(self.headers.get("Content-Type", ""), body)),
-                     "status": status, "error": oauth_error(data), "client": self.client_address[1]}
-            with lock, open(log_path, "a") as out:
-                out.write(json.dumps(entry) + "\n")
 
         do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_OPTIONS = do_PATCH = _forward
 
