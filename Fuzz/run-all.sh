@@ -3,12 +3,14 @@
 # Fuzz/REPORT.md (one row per run, plus totals per target across all recorded runs).
 #
 #   Fuzz/run-all.sh [--seconds-per-target N] [--targets "FuzzJWS FuzzJWKS" | FuzzJWS,FuzzJWKS]
-#                   [--jobs J] [--nice N] [--no-build] [--report FILE]
+#                   [--jobs J] [--nice N] [--no-build] [--keep-going] [--report FILE]
 #   Fuzz/run-all.sh --import-log TARGET LOGFILE     # record an earlier libFuzzer run from its log
 #
 # Defaults: 60 s per target, all five targets, one fuzzer at a time, nice 10. The working corpus of
 # each target lives in .build-fuzz/corpus/TARGET and is kept between runs, so coverage accumulates;
 # the checked-in seeds (Tests/FuzzCorpus/DIR) are copied into it before every run and never written.
+# --keep-going runs libFuzzer in fork mode with -ignore_crashes/-ignore_timeouts/-ignore_ooms, so a known,
+# not yet fixed finding does not end the run: every crash is still written as an artifact and counted.
 # Exit status: 0 when every run ended without a crash/timeout/OOM artifact, 1 on any finding,
 # 2 on a usage or build error.
 set -euo pipefail
@@ -20,6 +22,7 @@ seconds=60
 jobs=1
 nice_level=10
 build=1
+keep_going=0
 all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile)
 targets=("${all_targets[@]}")
 import_target=""
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
         --jobs) jobs="$2"; shift 2 ;;
         --nice) nice_level="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
+        --keep-going) keep_going=1; shift ;;
         --report) report="$2"; shift 2 ;;
         --import-log) import_target="$2"; import_log="$3"; shift 3 ;;
         -h|--help) usage ;;
@@ -59,16 +63,17 @@ mkdir -p "$scratch/logs" "$scratch/corpus" "$scratch/artifacts"
 # Pulls the figures out of a libFuzzer log: seconds executions exec/s cov ft.
 parse_log() {
     local log="$1" wall="$2"
-    local execs secs rate cov ft
+    local execs secs rate cov ft status
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    # The last status line (pulse/NEW/REDUCE/DONE) carries the coverage reached.
-    local status
-    status=$(grep -E '^#[0-9]+[[:space:]]+[A-Z]+ +cov: ' "$log" | tail -1 || true)
+    # The last status line carries the coverage reached: "#N  DONE cov: .. ft: .." in a normal run,
+    # "#N: cov: .. ft: .. corp: .. time: Ts" from the parent in fork mode (--keep-going).
+    status=$(grep -E '^#[0-9]+(:|[[:space:]]+[A-Z]+) +cov: ' "$log" | tail -1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\) .*/\1/p' <<< "$status")
     ft=$(sed -n 's/.* ft: \([0-9]*\) .*/\1/p' <<< "$status")
     if [ -z "$execs" ]; then execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<< "$status"); fi
+    if [ -z "$secs" ]; then secs=$(sed -n 's/^INFO: exiting: [0-9]* time: \([0-9]*\)s.*/\1/p' "$log" | tail -1); fi
     [ -n "$secs" ] || secs="$wall"
     if [ -z "$rate" ] && [ "${secs:-0}" -gt 0 ]; then rate=$(( ${execs:-0} / secs )); fi
     echo "${secs:-0} ${execs:-0} ${rate:-0} ${cov:-0} ${ft:-0}"
@@ -167,7 +172,9 @@ run_one() {
     cp -n "$root/Tests/FuzzCorpus/$(seed_dir "$t")"/* "$corpus"/ 2>/dev/null || true
     start=$(date +%s)
     rc=0
-    (cd "$artifacts" && SWIFT_BACKTRACE=enable=no nice -n "$nice_level" "$bin" \
+    local mode=()
+    if [ "$keep_going" = 1 ]; then mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
+    (cd "$artifacts" && SWIFT_BACKTRACE=enable=no nice -n "$nice_level" "$bin" "${mode[@]}" \
         -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1) || rc=$?
     wall=$(( $(date +%s) - start ))
@@ -178,7 +185,9 @@ run_one() {
     read -r secs execs rate cov ft <<< "$(parse_log "$log" "$wall")"
     local files
     files=$(find "$corpus" -maxdepth 1 -type f | wc -l)
-    add_row "| $(date -u '+%Y-%m-%d %H:%M') | $t | $secs | $(commas "$execs") | $rate | $cov | $ft | $files | $crashes | ${log#"$root/"} |"
+    local note="${log#"$root/"}"
+    [ "$keep_going" = 1 ] && note="$note (--keep-going)"
+    add_row "| $(date -u '+%Y-%m-%d %H:%M') | $t | $secs | $(commas "$execs") | $rate | $cov | $ft | $files | $crashes | $note |"
     printf '%-17s %6ss %12s execs %7s/s  cov %5s  ft %6s  corpus %5s  crashes %s\n' \
         "$t" "$secs" "$(commas "$execs")" "$rate" "$cov" "$ft" "$files" "$crashes"
     if [ "$crashes" != 0 ]; then
