@@ -35,10 +35,10 @@ import Testing
         }
     }
 
-    /// Two lanes (own folders) run at once so process start-up overlaps with the other lane's I/O.
+    /// Four lanes (own folders) run at once so process start-up overlaps with the other lanes' I/O.
     @Test func sigkillDuringRewritesNeverLosesTheFile() async throws {
         let started = ContinuousClock.now
-        let lanes = 2
+        let lanes = 4
         let results = try await withThrowingTaskGroup(of: (interrupted: Int, last: Int).self) { group in
             for lane in 0..<lanes {
                 group.addTask { try await self.killLoop(rounds: Self.kills / lanes, label: "crash\(lane)") }
