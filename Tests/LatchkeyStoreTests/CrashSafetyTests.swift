@@ -14,18 +14,23 @@ import Testing
     static let startVariable = "LATCHKEY_STORE_CRASH_START"
     static let kills = 500
 
-    /// In a writer child: save generations START, START+1, … forever, telling the parent through
+    /// In a writer child: save generations START, START+1, … until killed (20 s at most), telling the parent through
     /// fd 3 once the first one is on disk. In a normal run: 50 sequential saves, each read back.
     @Test func writerModeOrSequentialWrites() throws {
         if let directory = getenv(Self.writerVariable).map({ String(cString: $0) }) {
             let start = getenv(Self.startVariable).flatMap { Int(String(cString: $0)) } ?? 1
             let store = Fixture.store(directory)
             var generation = start
-            while true {
+            // A writer is always killed within milliseconds; if its parent failed and forgot it,
+            // it must not write forever.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, getppid() != 1 {
                 try store.save(Fixture.session(generation: generation))
                 if generation == start { var byte: UInt8 = 1; _ = Glibc.write(3, &byte, 1); close(3) }
                 generation += 1
             }
+            Issue.record("crash writer ran for 20 s without being killed")
+            return
         }
         let tmp = TemporaryDirectory()
         let store = Fixture.store(tmp.path)
@@ -75,6 +80,8 @@ import Testing
                 extraEnvironment: [Self.writerVariable: tmp.path, Self.startVariable: String(lastSeen + 1)],
                 pipeWriteEnd: fds[1]))
             close(fds[1])
+            var reaped = false
+            defer { if !reaped { kill(child, SIGKILL); ChildProcess.wait(child) } }
             // Wait (without blocking a pool thread) until the first save landed or the child died.
             var byte: UInt8 = 0
             var got = -1
@@ -82,7 +89,7 @@ import Testing
                 got = Glibc.read(fds[0], &byte, 1)
                 if got >= 0 || (errno != EAGAIN && errno != EINTR) { break }
                 var status: Int32 = 0
-                if waitpid(child, &status, WNOHANG) == child { got = -1; break }
+                if waitpid(child, &status, WNOHANG) == child { reaped = true; got = -1; break }
                 try await Task.sleep(nanoseconds: 500_000)
             }
             close(fds[0])
@@ -92,6 +99,7 @@ import Testing
             usleep(useconds_t(delay))
             kill(child, SIGKILL)
             let status = ChildProcess.wait(child)
+            reaped = true
             #expect(status & 0x7f == SIGKILL, "\(label) round \(round): the writer was not killed by SIGKILL")
 
             let session = try #require(try Fixture.store(tmp.path).load(), "\(label) round \(round): token file gone")
