@@ -38,7 +38,9 @@ command -v swift >/dev/null || { echo "the Swift toolchain (6.x) must be install
 echo "ok"
 
 say "2/6 Building the fully static latchkey"
-BIN=$("$ROOT/device/build-static.sh" | tee /dev/stderr | sed -n 's/^path: //p')
+"$ROOT/device/build-static.sh" > "$WORK/static.txt"
+cat "$WORK/static.txt"
+BIN=$(sed -n 's/^path: //p' "$WORK/static.txt")
 
 say "3/6 Starting a local OpenID provider (Glewlwyd) behind TLS"
 "$ROOT/Tests/Harness/idp/start-idp.sh" "$WORK/idp"
