@@ -101,17 +101,27 @@ struct SessionProcessTests {
         }
     }
 
-    @Test func refreshNeededButServerUnreachableExitsSix() throws {
+    @Test func expiredTokenAndServerUnreachableExitsSix() throws {
         try withCLI { cli, _ in
-            try signIn(cli, expiresIn: 30)  // inside the default --min-ttl of 60 s
+            try signIn(cli, expiresIn: -10)
             let result = try cli.run(["token"], timeout: .seconds(60))
             #expect(result.exitCode == 6, "\(result)")
             #expect(result.stdout.isEmpty)
             expectErrorLines(result)
-            // A lower --min-ttl accepts the cached token without the network.
-            #expect(try cli.run(["token", "--min-ttl", "10"]).stdoutText == "access-token-1\n")
             #expect(try cli.run(["token", "--force-refresh"]).exitCode == 6)
             #expect(try cli.run(["refresh"]).exitCode == 6)
+        }
+    }
+
+    @Test func earlyRefreshThatFailsStillServesTheValidToken() throws {
+        try withCLI { cli, _ in
+            try signIn(cli, expiresIn: 30)  // inside the default --min-ttl of 60 s, but not expired
+            // The library tries to refresh, cannot reach the server, and keeps the unexpired token.
+            let result = try cli.run(["token"], timeout: .seconds(60))
+            #expect(result.exitCode == 0, "\(result)")
+            #expect(result.stdoutText == "access-token-1\n")
+            // A lower --min-ttl accepts the cached token without trying the network at all.
+            #expect(try cli.run(["token", "--min-ttl", "10"]).stdoutText == "access-token-1\n")
         }
     }
 
