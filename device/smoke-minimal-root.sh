@@ -19,7 +19,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
 
-ldd "$BIN" 2>&1 | grep -q "not a dynamic executable" || fail "$BIN is not fully static"
+ldd_out=$(ldd "$BIN" 2>&1 || true)
+grep -q "not a dynamic executable" <<< "$ldd_out" || fail "$BIN is not fully static"
 mkdir -p "$ROOTFS"/{bin,etc/ssl/certs,proc,tmp,state}
 chmod 1777 "$ROOTFS/tmp"
 chmod 700 "$ROOTFS/state"
@@ -40,12 +41,19 @@ without_proc() { inroot_proc /usr/bin/unshare --mount --pid --fork /usr/sbin/chr
 out=$(with_proc --version) || fail "--version with /proc"
 echo "with /proc:    $out"
 [ -z "$(ls -A "$ROOTFS/proc")" ] || fail "/proc leaked into the root folder"
-out=$(without_proc --version 2>&1) || fail "--version without /proc: $out"
-echo "without /proc: $out"
+no_proc_failure=
+if out=$(without_proc --version 2>&1); then
+  echo "without /proc: $out"
+else
+  # Carry on with the login: the rest of the smoke test still tells something (docs/deploy.md).
+  no_proc_failure="--version without /proc: $out"
+  echo "smoke: FAIL (continuing): $no_proc_failure" >&2
+fi
 
 if [ -z "${LATCHKEY_IT_ISSUER_TLS:-}" ]; then
   [ "${CI:-}" = true ] && fail "LATCHKEY_IT_ISSUER_TLS not set under CI: run through Tests/run-all.sh"
   echo "smoke: login part skipped (no test IdP; run through Tests/run-all.sh)"
+  [ -z "$no_proc_failure" ] || fail "$no_proc_failure"
   exit 0
 fi
 
@@ -84,4 +92,5 @@ echo "refresh: ok"
 with_proc "${LK[@]}" logout || fail "logout"
 if with_proc "${LK[@]}" token >/dev/null 2>&1; then fail "token still works after logout"; fi
 echo "logout: ok"
+[ -z "$no_proc_failure" ] || fail "$no_proc_failure (everything else passed)"
 echo "smoke: minimal root passed (version with and without /proc, TLS device login, token, refresh, logout)"
