@@ -15,9 +15,10 @@ BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
 strip --strip-all "$OUT"
-if ! ldd "$OUT" 2>&1 | grep -q "not a dynamic executable"; then
+ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
+if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
   echo "build-static: $OUT is dynamically linked:" >&2
-  ldd "$OUT" >&2
+  echo "$ldd_out" >&2
   exit 1
 fi
 size=$(stat -c %s "$OUT")
