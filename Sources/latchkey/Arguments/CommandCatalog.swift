@@ -38,7 +38,7 @@ enum CommandCatalog {
             .value("scope", "SCOPES", help: "space-separated scopes to request", default: "openid offline_access"),
             .value("flow", "device|browser|paste", help: "how to sign in", default: "device"),
             .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
-                   default: "http://127.0.0.1:<ephemeral port>/callback"),
+                   default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
             .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
                    default: "auto"),
             clientSecretFile,
