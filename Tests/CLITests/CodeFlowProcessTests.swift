@@ -57,4 +57,54 @@ struct CodeFlowProcessTests {
             #expect(access(cli.stateDirectory + "/default.tokens", F_OK) != 0)
         }
     }
+
+    @Test func browserFlowThroughTheLoopbackListener() throws {
+        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+                                                 "curl is not installed")
+        let idp = try ScriptedIdP(scenario: "ok")
+        defer { idp.stop() }
+        try withCLI { cli, _ in
+            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c"])
+            let first = try #require(child.nextLine(timeout: .seconds(30)))
+            let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
+            #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
+            // The "browser" follows the redirect back to latchkey's listener on 127.0.0.1.
+            let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
+            #expect(browser.stdoutText == "200", "\(browser)")
+            let result = child.waitForExit(timeout: .seconds(30))
+            #expect(result.exitCode == 0, "\(result)")
+            #expect(result.stdoutLines.last?.contains("\"event\":\"authorized\"") == true)
+        }
+    }
+
+    @Test func passphraseKeySource() throws {
+        let idp = try ScriptedIdP(scenario: "ok", arguments: ["--interval", "1", "--approve-after", "1"])
+        defer { idp.stop() }
+        try withCLI(["LATCHKEY_PASSPHRASE": "correct horse"]) { cli, dir in
+            let login = try cli.run(["login", "--json", "--key-source", "passphrase", "--issuer", idp.issuer, "--client-id", "c"],
+                                    timeout: .seconds(60))
+            #expect(login.exitCode == 0, "\(login)")
+            #expect(try cli.run(["token"]).exitCode == 0)
+            let status = try JSONParser().parseObject(try cli.run(["status", "--json"]).stdout)
+            #expect(status["key_source"] == "passphrase")
+            // The same state with a wrong or missing passphrase: a storage failure, exit 9.
+            var wrong = cli.environment
+            wrong["LATCHKEY_PASSPHRASE"] = "wrong"
+            let denied = try ProcessRunner.run(cli.binary, ["--state-dir", cli.stateDirectory, "token"], environment: wrong)
+            #expect(denied.exitCode == 9, "\(denied)")
+            wrong["LATCHKEY_PASSPHRASE"] = nil
+            let missing = try ProcessRunner.run(cli.binary, ["--state-dir", cli.stateDirectory, "token"], environment: wrong)
+            #expect(missing.exitCode == 9, "\(missing)")
+            #expect(missing.stderrText.contains("passphrase"))
+            // From a file instead of the environment.
+            let file = dir.path + "/pass"
+            #expect(FileText.write("correct horse\n", to: file))
+            let fromFile = try ProcessRunner.run(cli.binary, ["--state-dir", cli.stateDirectory, "token", "--passphrase-file", file],
+                                                 environment: wrong)
+            #expect(fromFile.exitCode == 0, "\(fromFile)")
+            // The key source is fixed once the profile has tokens.
+            let change = try cli.run(["login", "--key-source", "machine"])
+            #expect(change.exitCode == 2, "\(change)")
+        }
+    }
 }
