@@ -64,7 +64,9 @@ enum LoginCommand {
         guard let clientID = args.string("client-id") ?? existing?.client.clientID, !clientID.isEmpty else {
             throw UsageError("--client-id is required on the first login\(profileHint)", command: "login")
         }
-        var client = existing?.client ?? ClientConfiguration(issuer: issuer, clientID: clientID)
+        // Settings remembered for another issuer (endpoint overrides above all) do not carry over.
+        var client = existing.flatMap { $0.client.issuer == issuer ? $0.client : nil }
+            ?? ClientConfiguration(issuer: issuer, clientID: clientID)
         client.issuer = issuer
         client.clientID = clientID
         if let scope = args.string("scope") {
