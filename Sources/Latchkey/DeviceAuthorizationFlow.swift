@@ -144,7 +144,7 @@ public struct DeviceAuthorizationFlow: Sendable {
                 failures = 0
                 // GitHub sends the new interval; otherwise RFC 8628 §3.5 says add 5 seconds.
                 if let serverInterval = ResponseBody.object(response)?.lenientInt("interval"), serverInterval > 0 {
-                    interval = max(Double(serverInterval), interval)
+                    interval = max(Double(min(serverInterval, DeviceAuthorizationResponse.maxInterval)), interval)
                 } else {
                     interval += 5
                 }

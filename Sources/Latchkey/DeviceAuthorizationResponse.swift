@@ -21,6 +21,10 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
 
     /// Default poll interval (RFC 8628 §3.2).
     public static let defaultInterval: Int64 = 5
+    /// The longest poll interval honoured; a larger server value is clamped to it.
+    public static let maxInterval: Int64 = 3600
+    /// The longest device-code lifetime honoured (a day); a larger server value is clamped to it.
+    public static let maxExpiresIn: Int64 = 86_400
     /// Assumed lifetime when `expires_in` is missing.
     public static let defaultExpiresIn: Int64 = 1800
 
@@ -58,8 +62,11 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         let complete = object.string("verification_uri_complete") ?? object.string("verification_url_complete")
         var expiresIn = object.lenientInt("expires_in") ?? defaultExpiresIn
         if expiresIn <= 0 { expiresIn = defaultExpiresIn }
+        expiresIn = min(expiresIn, maxExpiresIn)
         var interval = object.lenientInt("interval") ?? defaultInterval
         if interval <= 0 { interval = defaultInterval }
+        // A server asking for more than an hour between polls is broken; the deadline still ends the flow.
+        interval = min(interval, maxInterval)
         return DeviceAuthorizationResponse(deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
                                            verificationURIComplete: complete.flatMap { $0.isEmpty ? nil : $0 },
                                            expiresIn: expiresIn, interval: interval, message: object.string("message"))

@@ -110,7 +110,8 @@ extension JSONObject {
         if let s = v.stringValue {
             let t = s.filter { $0 != " " }
             if let i = Int64(t) { return i }
-            if let d = Double(t), d.isFinite, d.rounded() == d { return Int64(d) }
+            // Int64(Double) traps outside ±2^63, so hostile "1e19" must be refused first (found by FuzzJSON).
+            if let d = Double(t), d.isFinite, d.rounded() == d, abs(d) < 9.2e18 { return Int64(d) }
         }
         return nil
     }

@@ -82,7 +82,8 @@ public struct TokenResponse: Sendable, Equatable {
     public func token(at now: Date, previous: Token? = nil) -> Token {
         Token(accessToken: accessToken, tokenType: tokenType,
               refreshToken: refreshToken ?? previous?.refreshToken,
-              expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) },
+              // Clamped so a hostile expires_in cannot make an unprintable date: at most ten years, never negative.
+              expiresAt: expiresIn.map { now.addingTimeInterval(Double(min(max($0, 0), 315_360_000))) },
               scope: scope ?? previous?.scope,
               idToken: idToken ?? previous?.idToken)
     }
