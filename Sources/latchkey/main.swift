@@ -6,7 +6,7 @@ TerminationSignals.blockInCurrentThread()
 
 // Not `async` main: see CompletionLatch. The `token` hot path finishes on this thread without
 // starting the concurrency runtime at all.
-switch LatchkeyCLI.prepare(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process) {
+switch LatchkeyCLI.prepare(arguments: Array(StartupArguments.all.dropFirst()), environment: .process) {
 case .exit(let code):
     exit(code)
 case .run(let context):

@@ -1,0 +1,32 @@
+import Glibc
+
+// A fully static Swift binary reads /proc twice before `main`: the runtime finds itself through
+// /proc/self/exe (and aborts without it unless SWIFT_ROOT is set), and CommandLine.arguments comes
+// from /proc/self/cmdline (empty without it). Appliances may run us in a root with no /proc, so an
+// ELF constructor that runs before the runtime's own records argv and sets SWIFT_ROOT. It touches
+// only C state: no Swift allocation happens this early.
+
+/// argc as the kernel passed it to the process (0 until the constructor ran).
+nonisolated(unsafe) var startupArgumentCount: Int32 = 0
+/// argv as the kernel passed it to the process.
+nonisolated(unsafe) var startupArgumentVector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+
+@section(".init_array.00101") @used
+let latchkeyEarlyStartup: @convention(c) (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                          UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Void = { argc, argv, _ in
+    startupArgumentCount = argc
+    startupArgumentVector = argv
+    if getenv("SWIFT_ROOT") == nil, access("/proc/self/exe", F_OK) != 0 {
+        setenv("SWIFT_ROOT", "/", 0)
+    }
+}
+
+/// The process arguments, also when /proc is missing.
+enum StartupArguments {
+    /// `CommandLine.arguments`, or argv captured by the constructor when the runtime found none.
+    static var all: [String] {
+        if !CommandLine.arguments.isEmpty { return CommandLine.arguments }
+        guard let argv = startupArgumentVector else { return [] }
+        return (0..<Int(startupArgumentCount)).compactMap { argv[$0].map { String(cString: $0) } }
+    }
+}
