@@ -91,6 +91,8 @@ add_row() {
             awk '/^## Runs/{r=1; next} r && /^\| [0-9][0-9][0-9][0-9]-/{print}' "$report" > "$rows"
         fi
         echo "$row" >> "$rows"
+        # Chronological order (imported rows may be older than rows already there), so "latest" is right.
+        sort -s -t'|' -k2,2 "$rows" -o "$rows"
         {
             echo "# Fuzzing report"
             echo
@@ -118,7 +120,7 @@ add_row() {
             echo
             echo "## Runs"
             echo
-            echo "| date (UTC) | target | seconds | executions | exec/s | cov | ft | corpus files | crashes | log |"
+            echo "| ended (UTC) | target | seconds | executions | exec/s | cov | ft | corpus files | crashes | log |"
             echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
             cat "$rows"
         } > "$report.tmp"
