@@ -46,8 +46,9 @@ public struct DeviceAuthorizationFlow: Sendable {
         }
     }
 
-    /// Sends the device authorization request (RFC 8628 §3.1).
-    public func start() async throws(LatchkeyError) -> Pending {
+    /// Sends the device authorization request (RFC 8628 §3.1). With `until`, no request or retry
+    /// runs past that instant (the `--timeout` cap): the flow ends with `.timedOut` there.
+    public func start(until cap: Date? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
         let url = try EndpointExchange.endpointURL(client.metadata.deviceAuthorizationEndpoint,
                                                    name: "device_authorization_endpoint")
         var params: [(String, String)] = []
@@ -63,12 +64,19 @@ public struct DeviceAuthorizationFlow: Sendable {
         // A lost or 5xx answer is retried twice (after 1 s, then 2 s): a second request only makes
         // another device code, and the unused one simply expires.
         var attempt = 0
+        func remaining() -> Double? { cap.map { $0.timeIntervalSince(time.now()) } }
         while true {
             attempt += 1
             let response: HTTPResponse
+            var exchange = client.exchange
+            if let left = remaining() {
+                if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
+                exchange.timeout = max(min(exchange.timeout, left), 1)
+            }
             do {
-                response = try await client.exchange.postForm(url, body, headers: headers)
+                response = try await exchange.postForm(url, body, headers: headers)
             } catch {
+                if let left = remaining(), left <= 0, case .network = error { throw .timedOut(seconds: timeout ?? 0) }
                 guard attempt < Self.startAttempts, case .network(let e) = error, Self.isRetryable(e) else { throw error }
                 do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
                 continue
@@ -88,15 +96,21 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     /// Starts, reports `.verification`, and polls until a token, a refusal, the deadline or `timeout`.
     public func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
-        let pending = try await start()
+        let started = time.now()
+        let pending = try await start(until: timeout.map { started.addingTimeInterval($0) }, timeout: timeout)
         events(.verification(pending.authorization, expiresAt: pending.expiresAt))
-        return try await poll(pending, timeout: timeout, events: events)
+        // The cap counts from the start of the login, not from the device response.
+        return try await poll(pending, cap: timeout.map { started.addingTimeInterval($0) }, timeout: timeout, events: events)
     }
 
     /// Polls the token endpoint for `pending` (RFC 8628 §3.4–3.5).
     public func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
+        try await poll(pending, cap: timeout.map { time.now().addingTimeInterval($0) }, timeout: timeout, events: events)
+    }
+
+    /// Polls until `cap` at the latest; `timeout` is only what the `.timedOut` error reports.
+    func poll(_ pending: Pending, cap: Date?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse {
         let deadline = pending.expiresAt
-        let cap = timeout.map { time.now().addingTimeInterval($0) }
         var interval = Double(max(pending.authorization.interval, 1))
         var wait = interval
         var lastArrival = pending.receivedAt
@@ -122,7 +136,9 @@ public struct DeviceAuthorizationFlow: Sendable {
             let outcome: TokenResponse.Outcome
             let response: HTTPResponse
             do {
-                (outcome, response) = try await client.request(params)
+                // A request in flight must not outlive the flow: cut its deadline to what is left.
+                let end = min(deadline, cap ?? deadline)
+                (outcome, response) = try await client.bounded(to: end.timeIntervalSince(time.now())).request(params)
             } catch {
                 guard case .network(let e) = error, Self.isRetryable(e) else { throw error }
                 lastArrival = time.now()

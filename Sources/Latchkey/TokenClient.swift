@@ -8,7 +8,7 @@ public struct TokenClient: Sendable {
     public let configuration: ClientConfiguration
     /// Endpoints (discovered or stored, overrides applied).
     public let metadata: ProviderMetadata
-    let exchange: EndpointExchange
+    var exchange: EndpointExchange
     let auth: ClientAuthentication
 
     /// Makes a client; `clientSecret` is only used with the `client_secret_*` methods.
@@ -18,6 +18,14 @@ public struct TokenClient: Sendable {
         self.metadata = metadata
         self.exchange = EndpointExchange(transport: transport)
         self.auth = ClientAuthentication(clientID: configuration.clientID, method: configuration.authMethod, secret: clientSecret)
+    }
+
+    /// The same client with each request's deadline cut to `seconds` (at least 1 s), so a stalled
+    /// server cannot hold a flow past its own deadline.
+    func bounded(to seconds: Double) -> TokenClient {
+        var copy = self
+        copy.exchange.timeout = max(min(exchange.timeout, seconds), 1)
+        return copy
     }
 
     /// Sends one token request and returns the parsed outcome plus the raw response (for its `Date`).
