@@ -9,7 +9,8 @@ Secret-bearing fields (tokens, codes, verifiers, secrets, passwords) are logged 
 "sha256:<first 16 hex>" so tests can tell tokens apart without a secret ever reaching a log.
 
 This is how tests assert on the server side: exactly one refresh under contention, no poll
-earlier than the interval (Glewlwyd itself does not log polls).
+earlier than the interval (Glewlwyd itself does not log polls). It can also make the real server
+answer `slow_down` once (see _provoke_slow_down), so the client's reaction is tested against it.
 
 usage: counting_proxy.py --listen PORT --upstream http://127.0.0.1:PORT --log FILE
 """
@@ -17,6 +18,7 @@ import argparse
 import hashlib
 import http.client
 import json
+import os
 import sys
 import threading
 import time
@@ -64,11 +66,49 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
         def log_message(self, fmt, *args):  # quiet: the JSON log is the record
             pass
 
+        def _provoke_slow_down(self, body: bytes, headers: dict) -> None:
+            """With the marker file <log>.provoke-slow-down holding a client_id, the first device
+            poll of that client is sent upstream twice: an injected copy first, then the client's
+            own within the same wall-clock second. Glewlwyd counts whole seconds since the last
+            poll, so the client's poll earns a real `slow_down` from the real server."""
+            marker = log_path + ".provoke-slow-down"
+            params = body_params(self.headers.get("Content-Type", ""), body)
+            if params.get("grant_type") != "urn:ietf:params:oauth:grant-type:device_code":
+                return
+            try:
+                with open(marker) as f:
+                    wanted = f.read().strip()
+            except OSError:
+                return
+            if wanted != params.get("client_id"):
+                return
+            try:
+                os.unlink(marker)
+            except OSError:
+                return  # another request took it
+            frac = time.time() % 1
+            time.sleep(1 - frac + 0.02)  # start of a second: both polls land in it
+            t0 = time.time()
+            conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+            try:
+                conn.request(self.command, self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data, status = resp.read(), resp.status
+            finally:
+                conn.close()
+            entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command,
+                     "path": self.path.partition("?")[0], "query": {}, "params": redact(params),
+                     "status": status, "error": oauth_error(data), "client": 0, "injected": True}
+            with lock, open(log_path, "a") as out:
+                out.write(json.dumps(entry) + "\n")
+
         def _forward(self):
             t0 = time.time()
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            if self.command == "POST" and body:
+                self._provoke_slow_down(body, headers)
             conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
             try:
                 conn.request(self.command, self.path, body=body if length else None, headers=headers)
