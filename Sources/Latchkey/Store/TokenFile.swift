@@ -160,7 +160,7 @@ public struct TokenFile: Sendable, Equatable {
         defer { plaintext.withUnsafeMutableBytes { Self.zeroize($0) } }
         let session: StoredSession
         do {
-            session = try Self.payloadDecoder().decode(StoredSession.self, from: Data(plaintext))
+            session = try StoredSessionPayload.decode(plaintext)
         } catch {
             throw .corrupt(path: path, reason: "authenticated payload is not a session")
         }
@@ -209,17 +209,11 @@ public struct TokenFile: Sendable, Equatable {
     }
 
     /// Dates as seconds since 1970, so the payload does not depend on a date formatter.
+    /// `StoredSessionPayload.decode` reads what this writes.
     static func payloadEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
-    }
-
-    /// The decoder matching `payloadEncoder`.
-    static func payloadDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
     }
 }
 
