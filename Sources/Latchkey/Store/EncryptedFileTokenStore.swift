@@ -64,6 +64,12 @@ public final class EncryptedFileTokenStore: TokenStore {
         StateDirectory.defaultPath(environment: environment)
     }
 
+    /// `defaultStateDirectory(environment:)` reading the variables through `lookup` (for example
+    /// `getenv`), so the caller builds no dictionary; the CLI's `token` hot path uses this.
+    public static func defaultStateDirectory(lookup: (String) -> String?) -> String {
+        StateDirectory.defaultPath(lookup: lookup)
+    }
+
     /// True when `name` can be a profile name (and so a file name stem).
     public static func isValidProfileName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)

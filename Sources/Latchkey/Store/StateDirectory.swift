@@ -6,19 +6,24 @@ enum StateDirectory {
     /// else `$XDG_STATE_HOME/latchkey` (only when absolute, as the XDG spec requires),
     /// else `~/.local/state/latchkey`, with `~` from `$HOME` or the password database.
     static func defaultPath(environment: [String: String]) -> String {
-        if let value = environment["STATE_DIRECTORY"], !value.isEmpty {
+        defaultPath(lookup: { environment[$0] })
+    }
+
+    /// `defaultPath(environment:)` over a variable lookup, so a caller need not build a dictionary.
+    static func defaultPath(lookup environment: (String) -> String?) -> String {
+        if let value = environment("STATE_DIRECTORY"), !value.isEmpty {
             let first = value.split(separator: ":", omittingEmptySubsequences: true).first.map(String.init) ?? value
             if !first.isEmpty { return first }
         }
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+        if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") {
             return trimmingTrailingSlashes(xdg) + "/latchkey"
         }
-        return trimmingTrailingSlashes(homeDirectory(environment: environment)) + "/.local/state/latchkey"
+        return trimmingTrailingSlashes(homeDirectory(lookup: environment)) + "/.local/state/latchkey"
     }
 
     /// `$HOME`, else the effective user's home from the password database, else `/`.
-    static func homeDirectory(environment: [String: String]) -> String {
-        if let home = environment["HOME"], !home.isEmpty { return home }
+    static func homeDirectory(lookup environment: (String) -> String?) -> String {
+        if let home = environment("HOME"), !home.isEmpty { return home }
         if let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir {
             let home = String(cString: dir)
             if !home.isEmpty { return home }

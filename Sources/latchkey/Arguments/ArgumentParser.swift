@@ -61,9 +61,8 @@ struct ArgumentParser: Sendable {
             } else if inlineValue != nil {
                 throw UsageError("option \(name) takes no value", command: result.command?.name)
             }
-            result.values[spec.key] = value
             counter += 1
-            result.sequence[spec.key] = counter
+            result.record(spec.key, value, order: counter)
         }
         return result
     }

@@ -4,29 +4,43 @@
 struct ParsedArguments: Sendable {
     /// The command, or nil when none was given (then `--help`/`--version` or the tool's help).
     var command: CommandSpec?
-    /// Option values by key; the last occurrence wins. Flags map to `""`.
-    var values: [String: String] = [:]
-    /// Order in which keys were last seen, so `--qr --no-qr` resolves to the later one.
-    var sequence: [String: Int] = [:]
+    /// Option values by key, each with the order in which the key was last seen (so `--qr --no-qr`
+    /// resolves to the later one); the last occurrence wins. Flags map to `""`.
+    /// A list, not a `Dictionary`: a command line has a handful of options, and the first
+    /// `[String: String]` of a process costs a scan of every protocol conformance record in the
+    /// static binary — measurable on the `latchkey token` hot path (docs/performance.md).
+    private(set) var options: [(key: String, value: String, order: Int)] = []
     /// Positional arguments in order (after `--` everything is positional).
     var positionals: [String] = []
 
+    /// Records `key` = `value` as the `order`-th option seen; replaces an earlier occurrence.
+    mutating func record(_ key: String, _ value: String, order: Int) {
+        if let i = options.firstIndex(where: { $0.key == key }) {
+            options[i] = (key, value, order)
+        } else {
+            options.append((key, value, order))
+        }
+    }
+
+    /// The value of `key`, or nil.
+    private func value(_ key: String) -> String? { options.first { $0.key == key }?.value }
+
     /// True when the flag or option `key` was given.
-    func has(_ key: String) -> Bool { values[key] != nil }
+    func has(_ key: String) -> Bool { value(key) != nil }
 
     /// The text value of `key`, or nil.
-    func string(_ key: String) -> String? { values[key] }
+    func string(_ key: String) -> String? { value(key) }
 
     /// True when `key` was given after `other` (or `other` was not given at all).
     func isLater(_ key: String, than other: String) -> Bool {
-        guard let a = sequence[key] else { return false }
-        guard let b = sequence[other] else { return true }
+        guard let a = options.first(where: { $0.key == key })?.order else { return false }
+        guard let b = options.first(where: { $0.key == other })?.order else { return true }
         return a > b
     }
 
     /// The value of `key` as a non-negative integer, or `fallback` when absent.
     func nonNegativeInteger(_ key: String, default fallback: Int) throws(UsageError) -> Int {
-        guard let text = values[key] else { return fallback }
+        guard let text = value(key) else { return fallback }
         guard let n = Int(text), n >= 0 else {
             throw UsageError("--\(key) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.name)
         }
@@ -35,7 +49,7 @@ struct ParsedArguments: Sendable {
 
     /// The value of `key` as a positive number of seconds, or nil when absent.
     func positiveSeconds(_ key: String) throws(UsageError) -> Double? {
-        guard let text = values[key] else { return nil }
+        guard let text = value(key) else { return nil }
         guard let n = Double(text), n > 0, n.isFinite else {
             throw UsageError("--\(key) needs a positive number of seconds, got '\(text)'", command: command?.name)
         }
@@ -44,7 +58,7 @@ struct ParsedArguments: Sendable {
 
     /// The value of `key`, which must be one of `choices`; `fallback` when absent.
     func choice(_ key: String, _ choices: [String], default fallback: String) throws(UsageError) -> String {
-        guard let text = values[key] else { return fallback }
+        guard let text = value(key) else { return fallback }
         guard choices.contains(text) else {
             throw UsageError("--\(key) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
                              command: command?.name)
@@ -54,7 +68,7 @@ struct ParsedArguments: Sendable {
 
     /// The value of `key`, which the command cannot do without.
     func required(_ key: String, why: String? = nil) throws(UsageError) -> String {
-        guard let text = values[key], !text.isEmpty else {
+        guard let text = value(key), !text.isEmpty else {
             throw UsageError("--\(key) is required" + (why.map { " \($0)" } ?? ""), command: command?.name)
         }
         return text

@@ -19,8 +19,7 @@ struct ProfileAccess: Sendable {
         if let dir = context.globals.stateDirectoryOverride {
             stateDirectory = dir
         } else {
-            stateDirectory = EncryptedFileTokenStore.defaultStateDirectory(
-                environment: context.environment.subset(["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"]))
+            stateDirectory = EncryptedFileTokenStore.defaultStateDirectory(lookup: context.environment.lookup)
         }
     }
 
