@@ -154,6 +154,25 @@ struct SessionProcessTests {
         }
     }
 
+    @Test func profileFileOpenToOthersOrSymlinkedExitsNine() throws {
+        try withCLI { cli, _ in
+            try signIn(cli)
+            let profile = cli.stateDirectory + "/profiles/default.json"
+            var info = stat()
+            #expect(stat(profile, &info) == 0 && info.st_mode & 0o777 == 0o600, "profile written 0600")
+            chmod(profile, 0o644)
+            let readable = try cli.run(["token"])
+            #expect(readable.exitCode == 9, "\(readable)")
+            #expect(readable.stderrText.contains("chmod"))
+            chmod(profile, 0o600)
+            #expect(rename(profile, profile + ".real") == 0)
+            #expect(symlink(profile + ".real", profile) == 0)
+            let linked = try cli.run(["token"])
+            #expect(linked.exitCode == 9, "\(linked)")
+            #expect(linked.stderrText.contains("symbolic link"))
+        }
+    }
+
     @Test func logoutWithoutRevocationDeletesTheFile() throws {
         try withCLI { cli, _ in
             try signIn(cli)

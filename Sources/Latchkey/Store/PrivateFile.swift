@@ -1,0 +1,26 @@
+import LatchkeyCrypto
+
+/// Small owner-only files that live beside the token file (the CLI's `profiles/NAME.json`), written
+/// and read with the token file's own rules, so there is one implementation of them: folders made
+/// 0700 and checked, atomic replacement (temporary file, fsync, rename, fsync of the folder) with
+/// mode 0600, and reads that refuse symbolic links, other owners and group or world access.
+public enum PrivateFile {
+    /// Creates `directory` (and missing parents) if needed, then replaces `directory/fileName`
+    /// with `bytes` atomically. On failure the old file is untouched.
+    public static func write(_ bytes: [UInt8], directory: String, fileName: String) throws(TokenStoreError) {
+        try StateDirectory.ensure(directory)
+        let random: SecureRandom
+        do { random = try SecureRandom() } catch {
+            throw .io(path: directory + "/" + fileName, operation: "seed the random generator for", errno: 5)
+        }
+        try AtomicFileWriter.write(bytes, to: directory + "/" + fileName, directory: directory,
+                                   fileName: fileName, random: random)
+    }
+
+    /// The contents of `path`, or nil when it does not exist; at most `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws(TokenStoreError) -> [UInt8]? {
+        try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: false) { size in
+            .tooLarge(path: path, size: size, limit: limit)
+        }
+    }
+}
