@@ -5,6 +5,9 @@ import Glibc
 // from /proc/self/cmdline (empty without it). Appliances may run us in a root with no /proc, so an
 // ELF constructor that runs before the runtime's own records argv and sets SWIFT_ROOT. It touches
 // only C state: no Swift allocation happens this early.
+// It also blocks SIGINT and SIGTERM at once, so a signal that arrives while the runtime starts is
+// kept pending for the command's sigwait (exit 130/143 after a clean unwind) instead of killing
+// the process by its default action (TerminationSignals).
 
 /// argc as the kernel passed it to the process (0 until the constructor ran).
 nonisolated(unsafe) var startupArgumentCount: Int32 = 0
@@ -16,6 +19,11 @@ let latchkeyEarlyStartup: @convention(c) (Int32, UnsafeMutablePointer<UnsafeMuta
                                           UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Void = { argc, argv, _ in
     startupArgumentCount = argc
     startupArgumentVector = argv
+    var termination = sigset_t()
+    sigemptyset(&termination)
+    sigaddset(&termination, SIGINT)
+    sigaddset(&termination, SIGTERM)
+    sigprocmask(SIG_BLOCK, &termination, nil)
     if getenv("SWIFT_ROOT") == nil, access("/proc/self/exe", F_OK) != 0 {
         setenv("SWIFT_ROOT", "/", 0)
     }
