@@ -104,6 +104,10 @@ if [ -s "$LATCHKEY_FAULT_TABLE" ]; then
   { echo "| fault | flow (where) | outcome | time |"; echo "| --- | --- | --- | --- |"; sort "$LATCHKEY_FAULT_TABLE"; } > "$SCRATCH/fault-table.md"
   log "fault table ($SCRATCH/fault-table.md)"
   cat "$SCRATCH/fault-table.md"
+  if [ "${LATCHKEY_UPDATE_DOCS:-0}" = 1 ]; then
+    python3 "$ROOT/Tests/Harness/update_fault_table.py" "$SCRATCH/fault-table.md" "$ROOT/docs/security.md" &&
+      echo "docs/security.md: fault table updated"
+  fi
 fi
 
 # --- 5. static binary + minimal root ---------------------------------------------------------
