@@ -21,9 +21,9 @@ public enum HTTPDate {
               let hour = digits(b[17..<19]), let minute = digits(b[20..<22]), let second = digits(b[23..<25])
         else { return nil }
         let month = monthIndex + 1
-        guard day >= 1, day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 61
+        guard day >= 1, day <= Int(CivilDate.daysInMonth(year: Int64(year), month: Int64(month))), hour < 24, minute < 60, second < 61
         else { return nil }
-        let epochDays = daysFromCivil(year: year, month: month, day: day)
+        let epochDays = Int(CivilDate.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = epochDays * 86_400 + hour * 3600 + minute * 60 + min(second, 59)
         return Date(timeIntervalSince1970: Double(seconds))
     }
@@ -33,7 +33,8 @@ public enum HTTPDate {
         let total = Int(date.timeIntervalSince1970.rounded(.down))
         let dayCount = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secs = total - dayCount * 86_400
-        let (y, m, d) = civilFromDays(dayCount)
+        let civil = CivilDate.civilDate(daysSinceEpoch: Int64(dayCount))
+        let (y, m, d) = (Int(civil.year), Int(civil.month), Int(civil.day))
         // 1970-01-01 was a Thursday (index 3 in `days`).
         let weekday = ((dayCount % 7) + 7 + 3) % 7
         return "\(days[weekday]), \(pad(d, 2)) \(months[m - 1]) \(pad(y, 4)) "
@@ -52,37 +53,6 @@ public enum HTTPDate {
             n = n * 10 + Int(c - UInt8(ascii: "0"))
         }
         return n
-    }
-
-    private static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    // Proleptic Gregorian day arithmetic (the well-known era/day-of-era decomposition).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
 
