@@ -47,8 +47,24 @@ public struct AuthorizationCodeFlow: Sendable {
         return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
     }
 
+    /// True when `redirect` carries this request's `state` (compared in constant time). A bare
+    /// pasted code has no state to compare and is taken as the person's own paste.
+    public static func matchesState(_ redirect: AuthorizationRedirect, of request: Request) -> Bool {
+        switch redirect {
+        case .bareCode: return true
+        case .parameters(let pairs):
+            guard let state = pairs.first(where: { $0.0 == "state" })?.1 else { return false }
+            return ConstantTime.equals(Array(state.utf8), Array(request.state.utf8))
+        }
+    }
+
     /// Checks the redirect against `request` and returns the code (RFC 6749 §4.1.2, RFC 9207 §2.4).
+    /// `state` is checked first, also for error responses: whoever cannot show it cannot end the
+    /// sign-in nor put their text in front of the person.
     public func code(from redirect: AuthorizationRedirect, for request: Request) throws(LatchkeyError) -> String {
+        guard Self.matchesState(redirect, of: request) else {
+            throw .protocolViolation("the redirect's state does not match the request (possible CSRF)")
+        }
         switch redirect {
         case .bareCode(let code):
             return code
@@ -58,9 +74,6 @@ public struct AuthorizationCodeFlow: Sendable {
                 let description = value("error_description")
                 if error == "access_denied" { throw .denied(code: error, description: description) }
                 throw .oauth(.server(code: error, description: description, status: 302))
-            }
-            guard let state = value("state"), ConstantTime.equals(Array(state.utf8), Array(request.state.utf8)) else {
-                throw .protocolViolation("the redirect's state does not match the request (possible CSRF)")
             }
             if let iss = value("iss") {
                 guard iss == client.metadata.issuer else { throw .issuerMismatch(expected: client.metadata.issuer, got: iss) }
@@ -77,7 +90,7 @@ public struct AuthorizationCodeFlow: Sendable {
                     events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {
         let request = try makeRequest(redirectURI: receiver.redirectURI)
         events(.authorizationURL(request.url))
-        let redirect = try await receiver.receive(timeout: timeout)
+        let redirect = try await receiver.receive(timeout: timeout) { Self.matchesState($0, of: request) }
         let code = try code(from: redirect, for: request)
         let response = try await client.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.pkce.verifier)
         return (response, request.nonce)

@@ -59,7 +59,12 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         guard let uri = object.string("verification_uri") ?? object.string("verification_url"), !uri.isEmpty else {
             throw .protocolViolation("device authorization response has no verification_uri")
         }
-        let complete = object.string("verification_uri_complete") ?? object.string("verification_url_complete")
+        let complete = (object.string("verification_uri_complete") ?? object.string("verification_url_complete"))
+            .flatMap { $0.isEmpty ? nil : $0 }
+        // The person is sent to these addresses, and the QR code encodes them: a server must not
+        // point them at javascript:, a plain-http host or anything else that is not a web origin.
+        try requireWebAddress(uri, name: "verification_uri")
+        if let complete { try requireWebAddress(complete, name: "verification_uri_complete") }
         var expiresIn = object.lenientInt("expires_in") ?? defaultExpiresIn
         if expiresIn <= 0 { expiresIn = defaultExpiresIn }
         expiresIn = min(expiresIn, maxExpiresIn)
@@ -68,10 +73,18 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         // A server asking for more than an hour between polls is broken; the deadline still ends the flow.
         interval = min(interval, maxInterval)
         return DeviceAuthorizationResponse(deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
-                                           verificationURIComplete: complete.flatMap { $0.isEmpty ? nil : $0 },
+                                           verificationURIComplete: complete,
                                            expiresIn: expiresIn, interval: interval, message: object.string("message"))
     }
+
+    /// Throws unless `text` is an https URL, or http to a loopback host (exit 7).
+    static func requireWebAddress(_ text: String, name: String) throws(LatchkeyError) {
+        guard SecureURL.isAllowed(text) else {
+            throw .protocolViolation("the \(name) \(text) is not an https address (http only for loopback)")
+        }
+    }
 }
+
 
 /// How device-grant error codes end the flow (RFC 8628 §3.5 plus provider codes from providers.md).
 enum DeviceErrorMapping {

@@ -48,7 +48,7 @@ struct EndpointExchange: Sendable {
         guard let string, !string.isEmpty else {
             throw .configuration("the provider's metadata has no \(name); pass --\(name.split(separator: "_").joined(separator: "-")) URL")
         }
-        guard let url = URL(string: string), SecureURL.isAllowed(url) else {
+        guard SecureURL.isAllowed(string), let url = URL(string: string) else {
             throw .protocolViolation("\(name) \(string) is not an https URL (http is allowed for loopback only)")
         }
         return url
@@ -57,9 +57,19 @@ struct EndpointExchange: Sendable {
 
 /// The rule for every URL Latchkey talks to: https, or http only to a loopback host.
 enum SecureURL {
-    static func isLoopback(host: String) -> Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
+    /// The one loopback rule (an `inet_pton` literal in 127/8, `::1`, or `localhost`), shared with
+    /// the HTTP layer: a prefix test would let `127.0.0.1.nip.io` through.
+    static func isLoopback(host: String) -> Bool { LoopbackAddress.isLoopbackHost(host) }
+
+    /// `text` parses as an allowed URL and holds no space or control character: a URI is printable
+    /// (RFC 3986), and a lenient parser must not carry an ESC into the terminal or a QR code.
+    static func isAllowed(_ text: String) -> Bool {
+        let printable = text.unicodeScalars.allSatisfy { s in
+            !(s.value <= 0x20 || (0x7F...0x9F).contains(s.value) || (0x202A...0x202E).contains(s.value)
+              || (0x2066...0x2069).contains(s.value))
+        }
+        guard printable, let url = URL(string: text) else { return false }
+        return isAllowed(url)
     }
 
     static func isAllowed(_ url: URL) -> Bool {

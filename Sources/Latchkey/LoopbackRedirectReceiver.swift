@@ -13,23 +13,29 @@ public struct LoopbackRedirectReceiver: RedirectReceiver {
     public init(redirectURI: String?) throws(LatchkeyError) {
         var port: UInt16 = 0
         var path = "/callback"
+        var host = "127.0.0.1"
         if let redirectURI {
-            guard let url = URL(string: redirectURI), url.scheme == "http", let host = url.host, SecureURL.isLoopback(host: host) else {
+            guard let url = URL(string: redirectURI), url.scheme == "http", let h = url.host, SecureURL.isLoopback(host: h) else {
                 throw .configuration("the browser flow needs an http://127.0.0.1:PORT/… redirect URI, got \(redirectURI)")
             }
             guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration("bad port in \(redirectURI)") }
             port = p
             path = url.path.isEmpty ? "/" : url.path
+            // Listen exactly where the browser will be sent (127.0.0.2, [::1], …).
+            host = h
         }
-        do { listener = try LoopbackRedirectListener(port: port) } catch { throw .network(error) }
+        do { listener = try LoopbackRedirectListener(host: host, port: port) } catch { throw .network(error) }
         self.path = path
-        self.redirectURI = redirectURI ?? "http://127.0.0.1:\(listener.port)\(path)"
+        self.redirectURI = redirectURI ?? listener.redirectURI(path: path)
     }
 
-    /// Waits for the browser's redirect to the listener (600 s without a timeout).
-    public func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect {
+    /// Waits for the browser's redirect that `accepting` approves (600 s without a timeout); others
+    /// are answered and ignored.
+    public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
+        async throws(LatchkeyError) -> AuthorizationRedirect {
         do {
-            return .parameters(try await listener.waitForRedirect(path: path, timeout: timeout ?? 600))
+            return .parameters(try await listener.waitForRedirect(path: path, timeout: timeout ?? 600,
+                                                                  accepting: { accepting(.parameters($0)) }))
         } catch let e as HTTPError {
             if e == .cancelled { throw .cancelled }
             if case .timedOut(let t) = e { throw .timedOut(seconds: t) }

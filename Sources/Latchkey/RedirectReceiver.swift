@@ -13,8 +13,11 @@ public enum AuthorizationRedirect: Sendable {
 public protocol RedirectReceiver: Sendable {
     /// The `redirect_uri` to send in the authorization and token requests.
     var redirectURI: String { get }
-    /// Waits for the redirect (at most `timeout` seconds when given).
-    func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect
+    /// Waits for the redirect (at most `timeout` seconds when given). A receiver that can keep
+    /// waiting (the loopback listener) ignores redirects that `accepting` refuses (a wrong `state`),
+    /// so a stray request cannot end the sign-in; one that cannot (a paste) returns what it got.
+    func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
+        async throws(LatchkeyError) -> AuthorizationRedirect
 }
 
 /// Paste mode, for SSH sessions: the user copies the URL the browser was redirected to (which fails
@@ -32,8 +35,10 @@ public struct PastedRedirectReceiver: RedirectReceiver {
         self.readLine = readLine
     }
 
-    /// Reads one pasted line; end of input counts as cancellation.
-    public func receive(timeout: Double?) async throws(LatchkeyError) -> AuthorizationRedirect {
+    /// Reads one pasted line; end of input counts as cancellation. The person pasted it, so a
+    /// refused paste is reported by the flow rather than waited past.
+    public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
+        async throws(LatchkeyError) -> AuthorizationRedirect {
         let line: String?
         do { line = try await readLine() } catch is CancellationError { throw .cancelled } catch { throw .cancelled }
         guard let line else { throw .cancelled }

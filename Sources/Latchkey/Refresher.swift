@@ -78,6 +78,13 @@ struct Refresher: Sendable {
                 updated.idTokenClaimsJSON = verified.claimsJSON
             } catch {
                 verificationError = error
+                // Refused (OIDC Core §12.2, signature, claims): the whole response is untrusted, so
+                // its access token is never served. Only the rotated refresh token is kept, since the
+                // old one is spent; the previous access token stays while it is valid, and once it
+                // expires the next refresh must succeed or the person signs in again.
+                let rotated = updated.token.refreshToken
+                updated.token = session.token
+                updated.token.refreshToken = rotated
             }
         }
         // Save before returning or throwing: a rotated refresh token must never be lost, even when the

@@ -142,27 +142,42 @@ public actor Session {
 
     /// Revokes the refresh token, then the access token (RFC 7009), unless `revoke` is false, and
     /// deletes the local session even when revocation fails. Returns the revocation warnings.
+    ///
+    /// All of it runs under the store's lock: a refresh in another process that holds the lock
+    /// finishes first, and what is revoked is what is stored then, so no rotated refresh token can
+    /// be saved after logout has said "revoked and deleted".
     public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [String] {
-        var warnings: [String] = []
-        let session: StoredSession?
-        do { session = try loadSession() } catch {
-            // An unreadable file still gets deleted: logout must always leave nothing behind.
-            warnings.append("could not read the stored session: \(error.message)")
-            session = nil
-        }
-        if revoke, let session {
-            let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
-                                     clientSecret: clientSecret)
-            if let refreshToken = session.token.refreshToken,
-               let w = await client.revoke(refreshToken, typeHint: "refresh_token", accessToken: session.token.accessToken) {
-                warnings.append(w)
+        let store = self.store
+        let configuration = self.configuration
+        let transport = self.transport
+        let clientSecret = self.clientSecret
+        do {
+            return try await store.withLock { () async throws -> [String] in
+                var warnings: [String] = []
+                let session: StoredSession?
+                do { session = try store.load() } catch {
+                    // An unreadable file still gets deleted: logout must always leave nothing behind.
+                    warnings.append("could not read the stored session: \(LatchkeyError.storage(error).message)")
+                    session = nil
+                }
+                if revoke, let session {
+                    let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
+                                             clientSecret: clientSecret)
+                    if let refreshToken = session.token.refreshToken,
+                       let w = await client.revoke(refreshToken, typeHint: "refresh_token", accessToken: session.token.accessToken) {
+                        warnings.append(w)
+                    }
+                    if let w = await client.revoke(session.token.accessToken, typeHint: "access_token",
+                                                   accessToken: session.token.accessToken) {
+                        warnings.append(w)
+                    }
+                }
+                do { try store.delete() } catch { throw LatchkeyError.storage(error) }
+                return warnings
             }
-            if let w = await client.revoke(session.token.accessToken, typeHint: "access_token", accessToken: session.token.accessToken) {
-                warnings.append(w)
-            }
+        } catch {
+            throw Self.mapped(error)
         }
-        do { try store.delete() } catch { throw .storage(error) }
-        return warnings
     }
 
     // MARK: Verification

@@ -12,38 +12,72 @@ public final class LoopbackRedirectListener: Sendable {
     public let port: UInt16
     private let socketFD: Mutex<Int32>
 
-    /// Binds 127.0.0.1:`port` (0 picks a free ephemeral port) and starts listening.
-    public init(port: UInt16 = 0) throws(HTTPError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .connectFailed(host: "127.0.0.1", port: Int(port), reason: errnoText()) }
+    /// The loopback address bound, as written in the redirect URI (`127.0.0.1`, `[::1]`).
+    public let host: String
+
+    /// Binds `host`:`port` (0 picks a free ephemeral port) and starts listening. `host` is the
+    /// loopback address the redirect URI names (`localhost` binds 127.0.0.1): the listener is
+    /// bound where the browser will be sent, and never to a non-loopback address.
+    public init(host: String = "127.0.0.1", port: UInt16 = 0) throws(HTTPError) {
+        var literal = host.lowercased()
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
+        if literal == "localhost" || literal == "localhost." { literal = "127.0.0.1" }
+        guard LoopbackAddress.isLoopbackHost(literal) else {
+            throw .connectFailed(host: host, port: Int(port), reason: "not a loopback address")
+        }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        let isV4 = inet_pton(AF_INET, literal, &v4) == 1
+        guard isV4 || inet_pton(AF_INET6, literal, &v6) == 1 else {
+            throw .connectFailed(host: host, port: Int(port), reason: "not an IP address")
+        }
+        let family = isV4 ? AF_INET : AF_INET6
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .connectFailed(host: literal, port: Int(port), reason: errnoText()) }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        if isV4 {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr = v4
+            withUnsafeBytes(of: addr) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        } else {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            addr.sin6_port = port.bigEndian
+            addr.sin6_addr = v6
+            withUnsafeBytes(of: addr) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
             let reason = errnoText()
             _ = Glibc.close(fd)
-            throw .connectFailed(host: "127.0.0.1", port: Int(port), reason: "cannot listen: \(reason)")
+            throw .connectFailed(host: literal, port: Int(port), reason: "cannot listen: \(reason)")
         }
-        var actual = sockaddr_in()
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var actual = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &actual) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
-        self.port = UInt16(bigEndian: actual.sin_port)
+        // sin_port and sin6_port sit at the same offset (2) in both layouts.
+        let portBytes = withUnsafeBytes(of: actual) { UInt16($0[2]) << 8 | UInt16($0[3]) }
+        self.port = portBytes
+        self.host = isV4 ? literal : "[" + literal + "]"
         self.socketFD = Mutex(fd)
     }
 
     deinit { close() }
 
-    /// `http://127.0.0.1:<port><path>`, the redirect URI to register and send.
+    /// `http://<host>:<port><path>`, the redirect URI to register and send.
     public func redirectURI(path: String = "/callback") -> String {
-        "http://127.0.0.1:\(port)\(path)"
+        "http://\(host):\(port)\(path)"
     }
 
     /// Stops listening (idempotent; `waitForRedirect` calls it when done).
@@ -53,23 +87,32 @@ public final class LoopbackRedirectListener: Sendable {
         }
     }
 
-    /// Waits for `GET <path>?query` and returns the query's parameters in order; strays get 404 and are
-    /// ignored. Throws `.timedOut` after `timeout` seconds and `.cancelled` if the task is cancelled.
-    public func waitForRedirect(path: String = "/callback", timeout: Double) async throws -> [(String, String)] {
+    /// Waits for `GET <path>?query` whose parameters `accepting` approves, and returns them in order.
+    /// Strays get 404; a request on the path that `accepting` refuses (a forged or stale `state`)
+    /// gets a short 400 and is otherwise ignored, so any local user who finds the port cannot end
+    /// the sign-in. Throws `.timedOut` after `timeout` seconds and `.cancelled` if the task is cancelled.
+    public func waitForRedirect(path: String = "/callback", timeout: Double,
+                                accepting: @escaping @Sendable ([(String, String)]) -> Bool = { _ in true })
+        async throws -> [(String, String)] {
         let fd = socketFD.withLock { $0 }
         guard fd >= 0 else { throw HTTPError.ioFailure(reason: "listener already closed") }
         let flag = CancellationFlag()
         let deadline = Deadline(secondsFromNow: timeout)
         defer { close() }
-        let query: String = try await withTaskCancellationHandler {
-            try await DedicatedThread.run { () throws(HTTPError) -> String in
-                try Self.acceptLoop(listenFD: fd, path: path, deadline: deadline, timeout: timeout, cancellation: flag)
+        let parameters: [(String, String)] = try await withTaskCancellationHandler {
+            try await DedicatedThread.run { () throws(HTTPError) -> [(String, String)] in
+                try Self.acceptLoop(listenFD: fd, path: path, deadline: deadline, timeout: timeout, cancellation: flag,
+                                    accepting: accepting)
             }
         } onCancel: {
             flag.cancel()
         }
-        return FormURLEncoding.decode(query)
+        return parameters
     }
+
+    /// The most connections waiting to send their request. When full, the newest is refused, never
+    /// an older one: a flood of idle connections must not push out the browser's real one.
+    static let maxPending = 16
 
     /// One browser connection whose request head is still arriving.
     private struct Pending {
@@ -81,7 +124,8 @@ public final class LoopbackRedirectListener: Sendable {
     /// Serves connections side by side: browsers open speculative connections that never send a request,
     /// and one of those must not hold up the real redirect.
     private static func acceptLoop(listenFD: Int32, path: String, deadline: Deadline, timeout: Double,
-                                   cancellation: CancellationFlag) throws(HTTPError) -> String {
+                                   cancellation: CancellationFlag,
+                                   accepting: @Sendable ([(String, String)]) -> Bool) throws(HTTPError) -> [(String, String)] {
         var pending: [Pending] = []
         defer { pending.forEach { $0.connection.close() } }
         while true {
@@ -109,12 +153,21 @@ public final class LoopbackRedirectListener: Sendable {
                 guard head.count > 16 * 1024 || head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) || head.ends(with: [0x0A, 0x0A])
                 else { continue }
                 let connection = pending.remove(at: i).connection
-                let (status, page, query) = route(head, path: path)
+                var (status, page, query) = route(head, path: path)
+                var parameters: [(String, String)]?
+                if let query {
+                    let decoded = FormURLEncoding.decode(query)
+                    if accepting(decoded) {
+                        parameters = decoded
+                    } else {
+                        (status, page) = ("400 Bad Request", nil)
+                    }
+                }
                 // The answer gets 2 s at most; a browser that does not read it loses it, not the redirect.
                 connection.deadline = Deadline(secondsFromNow: 2)
                 try? respond(connection, status: status, page: page)
                 connection.close()
-                if let query { return query }
+                if let parameters { return parameters }
             }
 
             if fds[0].revents != 0 {
@@ -125,7 +178,7 @@ public final class LoopbackRedirectListener: Sendable {
                     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                     let connection = SocketConnection(adopting: client, cancellation: cancellation,
                                                       deadline: deadline, timeoutSeconds: timeout)
-                    if pending.count >= 16 { pending.removeFirst().connection.close() }
+                    if pending.count >= maxPending { connection.close(); continue }
                     // Each connection gets at most 5 s (never past the overall deadline) to send its request.
                     pending.append(Pending(connection: connection, expires: deadline.earlier(Deadline(secondsFromNow: 5))))
                 }

@@ -160,8 +160,8 @@ struct FailureReportTests {
 
     @Test func messagesStayOnOneLine() {
         let report = FailureReport(UsageError("two\nlines", hint: "also\r\nhere"))
-        #expect(!report.message.singleLine.contains("\n"))
-        #expect(!(report.hint ?? "").singleLine.contains("\n"))
+        #expect(!TerminalText.singleLine(report.message).contains("\n"))
+        #expect(!TerminalText.singleLine(report.hint ?? "").contains("\n"))
     }
 }
 

@@ -86,6 +86,19 @@ SCENARIOS: dict[str, dict] = {
     "wrong-content-type": dict(fault="wrong-content-type"),
     "jwks-rotating-keys": dict(jwks_rotate=True),
     "bad-signature-id-token": dict(bad_signature=True),
+    # --- hostile servers (issue 12) ---
+    # Terminal escapes in everything a person reads: the code hides the rest of the line and sets
+    # the window title; the subject erases the line.
+    "terminal-escapes": dict(user_code="WDJB\x1b[8m-HIDDEN\x1b]0;pwned\x07", complete=False,
+                             id_token_sub="user\x1b[2K\rroot\u009b31m"),
+    "terminal-escapes-denied": dict(outcome="deny", deny_error="access_denied", message=True,
+                                    deny_description="Denied\x1b]0;owned\x07\x1b[1A\x1b[2K by policy"),
+    "verification-uri-plain-http": dict(verification_uri="http://phish.example/device", complete=False),
+    "verification-uri-javascript": dict(verification_uri_complete="javascript:alert(1)//https://ok.example/"),
+    # A refresh whose new ID token names another subject (OIDC Core §12.2 refuses it).
+    "refresh-id-token-other-subject": dict(refresh_id_token_sub="intruder"),
+    # Refresh answers after --refresh-delay seconds (a refresh in flight while logout runs).
+    "slow-refresh": dict(),
 }
 
 
@@ -349,7 +362,7 @@ class Handler(BaseHTTPRequestHandler):
         if k.get("pkce_required") and params.get("code_challenge_method") != "S256":
             self._json(400, {"error": "invalid_request", "error_description": "Missing parameter: code_challenge"})
             return self._record(params, 400, "pkce-missing")
-        device_code, user_code = secrets.token_urlsafe(24), "WDJB-MJHT"
+        device_code, user_code = secrets.token_urlsafe(24), k.get("user_code", "WDJB-MJHT")
         interval = st.args.interval
         expires_in = k.get("expires_in", st.args.expires_in)
         with st.lock:
@@ -357,10 +370,10 @@ class Handler(BaseHTTPRequestHandler):
                                        "deadline": time.time() + expires_in, "client_id": params.get("client_id"),
                                        "scope": params.get("scope", "openid"),
                                        "challenge": params.get("code_challenge")}
-        uri = st.base() + "/device"
+        uri = k.get("verification_uri", st.base() + "/device")
         body = {"device_code": device_code, "user_code": user_code, k.get("uri_field", "verification_uri"): uri}
         if k.get("complete", True):
-            body["verification_uri_complete"] = uri + "?user_code=" + user_code
+            body["verification_uri_complete"] = k.get("verification_uri_complete", uri + "?user_code=" + user_code)
         if k.get("message"):
             body["message"] = f"To sign in, use a web browser to open the page {uri} and enter the code {user_code}."
         form = k.get("interval_form", "int")
@@ -376,7 +389,7 @@ class Handler(BaseHTTPRequestHandler):
         self._json(200, body, form=as_form)
         self._record(params, 200, "device_authorization", form_encoded=bool(as_form))
 
-    def _tokens(self, grant: dict, with_id_token: bool) -> dict:
+    def _tokens(self, grant: dict, with_id_token: bool, on_refresh: bool = False) -> dict:
         st, k = self.state, self.state.k
         access = secrets.token_urlsafe(32)
         refresh = secrets.token_urlsafe(32)
@@ -385,15 +398,16 @@ class Handler(BaseHTTPRequestHandler):
         body = {"access_token": access, "token_type": k.get("token_type", "Bearer"),
                 "expires_in": st.args.at_ttl, "refresh_token": refresh, "scope": grant.get("scope", "openid")}
         if with_id_token and k.get("id_token", True):
-            body["id_token"] = self._id_token(grant, access)
+            sub = k.get("refresh_id_token_sub") if on_refresh else None
+            body["id_token"] = self._id_token(grant, access, sub=sub)
         return body
 
-    def _id_token(self, grant: dict, access_token: str) -> str:
+    def _id_token(self, grant: dict, access_token: str, sub=None) -> str:
         st, k = self.state, self.state.k
         key = st.signing_key()
         now = int(time.time())
         at_hash = b64u(hashlib.sha256(access_token.encode()).digest()[:16])
-        claims = {"iss": st.issuer, "sub": "scripted-user-1", "aud": k.get("id_token_aud", grant.get("client_id")),
+        claims = {"iss": st.issuer, "sub": sub or k.get("id_token_sub", "scripted-user-1"), "aud": k.get("id_token_aud", grant.get("client_id")),
                   "iat": now, "exp": now + 600 + k.get("id_token_exp_offset", 0), "at_hash": at_hash,
                   "name": "Scripted User"}
         if grant.get("nonce"):
@@ -475,7 +489,7 @@ class Handler(BaseHTTPRequestHandler):
         if poll < approve_after:
             return finish(k.get("pending_status", 400), "authorization_pending", "pending")
         if outcome == "deny":
-            body_extra = {"error_description": "The user declined."} if k.get("message") else {}
+            body_extra = {"error_description": k.get("deny_description", "The user declined.")} if k.get("message") else {}
             return finish(400, k.get("deny_error", "access_denied"), "denied", body_extra=body_extra)
         if outcome == "expire":
             return finish(400, "expired_token", "expired_token")
@@ -499,7 +513,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(400, b"", "text/plain") if k.get("refresh_empty_400") else \
                 self._json(400, {"error": "invalid_grant"})
             return self._record(params, 400, "refresh-refused")
-        self._json(200, self._tokens(grant, with_id_token=k.get("id_token_on_refresh", True)))
+        if st.args.refresh_delay:
+            # Logged on arrival too, so a test knows the refresh (and its lock) is in flight.
+            self._record(params, None, "refresh-received")
+            time.sleep(st.args.refresh_delay)
+        self._json(200, self._tokens(grant, with_id_token=k.get("id_token_on_refresh", True), on_refresh=True))
         self._record(params, 200, "refreshed")
 
     def _authorize(self, params):
@@ -550,6 +568,7 @@ def main() -> None:
     ap.add_argument("--oversized-mb", type=int, default=8)
     ap.add_argument("--alg", default="ES256", choices=["ES256", "RS256", "PS256"])
     ap.add_argument("--at-ttl", type=int, default=3600)
+    ap.add_argument("--refresh-delay", type=float, default=0, help="seconds a refresh waits before it answers")
     ap.add_argument("--list", action="store_true", help="print the scenario names and exit")
     args = ap.parse_args()
     if args.list:

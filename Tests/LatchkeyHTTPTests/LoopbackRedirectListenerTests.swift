@@ -77,3 +77,64 @@ import Testing
         #expect(Double(Deadline.now() - start) / 1e9 < 3)
     }
 }
+
+/// Issue 12: what another local user can do to the listener once they find its port.
+@Suite struct LoopbackRedirectListenerHostileTests {
+    private func curlStatus(_ url: String) async throws -> String {
+        let dir = TestEnvironment.makeTemporaryDirectory()
+        _ = try await offPool { try SpawnedProcess.run(["curl", "-s", "--max-time", "5",
+                                                        "-o", dir + "/body", "-D", dir + "/head", url]) }
+        let head = TestEnvironment.readFile(dir + "/head")
+        return String(head.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    @Test func aRefusedRedirectIsAnsweredAndTheWaitGoesOn() async throws {
+        guard TestEnvironment.require(["curl"]) else { return }
+        let listener = try LoopbackRedirectListener()
+        let base = "http://127.0.0.1:\(listener.port)/callback"
+        let waiting = Task {
+            try await listener.waitForRedirect(timeout: 10) { params in params.contains { $0.0 == "state" && $0.1 == "good" } }
+        }
+        #expect(try await curlStatus(base + "?error=access_denied") == "400")
+        #expect(try await curlStatus(base + "?error=access_denied&state=bad") == "400")
+        #expect(try await curlStatus(base + "?code=c&state=good") == "200")
+        let params = try await waiting.value
+        #expect(params.map(\.1) == ["c", "good"])
+    }
+
+    /// A browser's speculative connection, opened first and used later, survives a flood of idle
+    /// connections: the newest idle one is dropped, never the oldest.
+    @Test func aFloodOfIdleConnectionsDoesNotPushOutTheFirstOne() async throws {
+        let listener = try LoopbackRedirectListener()
+        let script = """
+            import socket, sys, time
+            port = \(listener.port)
+            early = socket.create_connection(('127.0.0.1', port))
+            time.sleep(0.3)
+            flood = [socket.create_connection(('127.0.0.1', port)) for _ in range(40)]
+            time.sleep(0.5)
+            early.sendall(b'GET /callback?code=c1&state=s1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')
+            print(early.recv(100).split(b' ')[1].decode(), flush=True)
+            """
+        let waiting = Task { try await listener.waitForRedirect(timeout: 10) }
+        let client = try await offPool { try SpawnedProcess(["python3", "-c", script]) }
+        defer { client.terminate() }
+        let status = try await offPool { try client.readLine(timeout: 10) }
+        #expect(status == "200")
+        let params = try await waiting.value
+        #expect(params.map(\.1) == ["c1", "s1"])
+    }
+
+    @Test func bindsTheAddressTheRedirectURINames() async throws {
+        guard TestEnvironment.require(["curl"]) else { return }
+        let listener = try LoopbackRedirectListener(host: "127.0.0.2")
+        #expect(listener.redirectURI() == "http://127.0.0.2:\(listener.port)/callback")
+        let waiting = Task { try await listener.waitForRedirect(timeout: 10) }
+        // Nothing listens on 127.0.0.1 at that port.
+        #expect(try await curlStatus("http://127.0.0.1:\(listener.port)/callback?code=x") == "")
+        #expect(try await curlStatus("http://127.0.0.2:\(listener.port)/callback?code=y") == "200")
+        #expect(try await waiting.value.map(\.1) == ["y"])
+        #expect(throws: HTTPError.self) { try LoopbackRedirectListener(host: "10.0.0.1") }
+        #expect(throws: HTTPError.self) { try LoopbackRedirectListener(host: "127.0.0.1.nip.io") }
+    }
+}

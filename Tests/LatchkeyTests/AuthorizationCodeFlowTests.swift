@@ -58,6 +58,25 @@ import LatchkeyHTTP
         catch { #expect(error.exitCode == 7) }
     }
 
+    /// Issue 12, item 2: `state` is checked before `error`, so whoever cannot show it can neither
+    /// end the sign-in (exit 4) nor put their own error text in front of the person.
+    @Test func errorRedirectsWithoutTheRightStateAreRefusedAsForgeries() throws {
+        let f = flow()
+        let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        for forged in [[("error", "access_denied")], [("error", "access_denied"), ("state", "forged")],
+                       [("error", "server_error"), ("error_description", "\u{1B}]0;owned\u{07}")]] {
+            do {
+                _ = try f.code(from: .parameters(forged), for: request)
+                Issue.record("accepted \(forged)")
+            } catch {
+                #expect(error.code == "protocol_violation", "\(forged): \(error)")
+                #expect(!error.message.contains("owned"))
+            }
+            #expect(!AuthorizationCodeFlow.matchesState(.parameters(forged), of: request))
+        }
+        #expect(AuthorizationCodeFlow.matchesState(.parameters([("error", "access_denied"), ("state", request.state)]), of: request))
+    }
+
     @Test func pastedInputForms() throws {
         guard case .parameters(let p) = try PastedRedirectReceiver.parse("  http://127.0.0.1:53682/callback?code=a%2Fb&state=s#frag \n") else {
             Issue.record("URL not parsed"); return

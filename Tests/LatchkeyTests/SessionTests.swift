@@ -149,15 +149,59 @@ import LatchkeyJOSE
         #expect(store.session?.idTokenClaimsJSON?.contains("Ada") == true)
     }
 
-    @Test func refreshedIDTokenForAnotherSubjectIsRefusedButRotationIsKept() async throws {
+    /// Issue 12, item 3: the refused response's access token is never stored or served; only the
+    /// rotated refresh token is kept (the old one is spent).
+    @Test func refreshedIDTokenForAnotherSubjectIsRefusedAndItsAccessTokenNeverServed() async throws {
         let idp = try TestIssuer()
         let newID = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("sub", "intruder")]))
         let store = MemoryTokenStore(stored(expiresIn: 0))
         let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
-        await expectError(exitCode: 8) { try await session(store, t, keySet: try idp.keySet()).validToken() }
+        let s = session(store, t, keySet: try idp.keySet())
+        await expectError(exitCode: 8) { try await s.validToken() }
         #expect(store.session?.token.refreshToken == "rt-2")
+        #expect(store.session?.token.accessToken == "at-1")
+        #expect(store.session?.token.expiresAt == clock.now())
         #expect(store.session?.token.idToken == "id-old")
         #expect(store.session?.subject == "user-1")
+        // The previous token has expired: no token is handed out, the next refresh must succeed.
+        await expectError(exitCode: 8) { try await s.validToken() }
+        #expect(t.sent.map { $0.form["refresh_token"] } == ["rt-1", "rt-2"])
+    }
+
+    @Test func refusedRefreshKeepsThePreviousAccessTokenWhileItIsValid() async throws {
+        let idp = try TestIssuer()
+        let newID = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("sub", "intruder")]))
+        let store = MemoryTokenStore(stored(expiresIn: 600))
+        let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
+        let s = session(store, t, keySet: try idp.keySet())
+        await expectError(exitCode: 8) { try await s.validToken(forceRefresh: true) }
+        let token = try await s.validToken()
+        #expect(token.accessToken == "at-1")
+        #expect(t.sent.count == 1)
+        #expect(store.session?.token.refreshToken == "rt-2")
+    }
+
+    /// Issue 12, item 4: logout runs under the store lock, so a refresh holding it finishes first
+    /// and the refresh token revoked is the rotated one it saved.
+    @Test func logoutWaitsForARefreshHoldingTheLockAndRevokesTheRotatedToken() async throws {
+        let store = MemoryTokenStore(stored(expiresIn: 0))
+        let t = FakeTransport(clock: clock) { r, index in
+            if r.url.path == "/token" {
+                try await Task.sleep(nanoseconds: 300_000_000)
+                return Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2"}"#)
+            }
+            return Reply.empty(200)
+        }
+        let refreshing = session(store, t)
+        let loggingOut = session(store, t)   // another process
+        let refresh = Task { try await refreshing.validToken() }
+        while t.sent(to: "/token").isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        let warnings = try await loggingOut.logout()
+        _ = try await refresh.value
+        #expect(warnings.isEmpty)
+        #expect(store.session == nil, "signed in again after logout")
+        #expect(t.sent(to: "/revoke").map { $0.form["token"] } == ["rt-2", "at-2"])
+        #expect(store.locks == 2)
     }
 
     // MARK: Logout

@@ -61,9 +61,10 @@ enum ProfilesCommand {
             context.console.info("No profiles in \(access.stateDirectory); run `latchkey login --issuer URL --client-id ID`.\n")
             return 0
         }
+        // Issuer and subject come from servers (and errors quote them): sanitised before display.
         let table = [["PROFILE", "ISSUER", "SUBJECT", "EXPIRES"]] + rows.map { row in
             [row.name, row.issuer ?? "-", row.error ?? (row.signedIn ? (row.subject ?? "-") : "(signed out)"),
-             row.expiresAt.map { RFC3339.format($0) } ?? "-"]
+             row.expiresAt.map { RFC3339.format($0) } ?? "-"].map(TerminalText.singleLine)
         }
         let widths = (0..<4).map { c in table.map { $0[c].count }.max() ?? 0 }
         var out = ""

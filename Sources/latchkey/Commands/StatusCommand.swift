@@ -86,6 +86,7 @@ enum StatusCommand {
             if settings?.keySource == .machine { rows.append(("machine key", paths.machineKey)) }
         }
         let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 + "\n" }.joined()
+        // Issuer, subject and scope come from the server; every value is sanitised alike.
+        return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + TerminalText.singleLine($0.1) + "\n" }.joined()
     }
 }

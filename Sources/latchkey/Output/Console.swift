@@ -32,7 +32,8 @@ struct Console: Sendable {
     func info(_ text: String) { if !quiet { Console.write(2, text) } }
 
     /// Writes a warning line to stderr, unless `--quiet` (warnings are not errors).
-    func warn(_ text: String) { if !quiet { Console.write(2, "latchkey: warning: " + text + "\n") } }
+    /// Warnings quote servers (revocation errors), so the line is sanitised.
+    func warn(_ text: String) { if !quiet { Console.write(2, "latchkey: warning: " + TerminalText.singleLine(text) + "\n") } }
 
     /// Writes an error line to stderr (always).
     func error(_ text: String) { Console.write(2, text) }

@@ -87,16 +87,10 @@ struct FailureReport: Sendable {
     /// Writes the two lines to stderr and returns the exit code. Errors show even with `--quiet`.
     @discardableResult
     func emit() -> Int32 {
-        var text = "latchkey: " + message.singleLine + "\n"
-        if let hint { text += "hint: " + hint.singleLine + "\n" }
+        // Messages carry server text (error_description, iss, kid, claims): sanitised here, once.
+        var text = "latchkey: " + TerminalText.singleLine(message) + "\n"
+        if let hint { text += "hint: " + TerminalText.singleLine(hint) + "\n" }
         Console.write(2, text)
         return exitCode
-    }
-}
-
-extension String {
-    /// The text with line breaks turned into spaces, so an error stays on one line.
-    var singleLine: String {
-        String(unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) })
     }
 }

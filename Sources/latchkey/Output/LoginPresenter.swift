@@ -32,7 +32,7 @@ final class LoginPresenter: Sendable {
         case let .verification(authorization, expiresAt):
             if showQR || !json { showVerification(authorization, expiresAt: expiresAt) }
         case let .authorizationURL(url):
-            if !json { showAuthorizationURL(url.absoluteString) }
+            if !json { showAuthorizationURL(TerminalText.singleLine(url.absoluteString)) }
             if openBrowser { BrowserLauncher.open(url.absoluteString, console: console) }
         case let .pending(next):
             statusLine?.setNote("checking every \(next) s")
@@ -40,12 +40,13 @@ final class LoginPresenter: Sendable {
             say("The server asked to slow down; checking every \(interval) s.")
             statusLine?.setNote("checking every \(interval) s")
         case let .retrying(reason, next):
-            say("Cannot reach the server (\(reason)); retrying in \(next) s.")
+            say("Cannot reach the server (\(TerminalText.singleLine(reason))); retrying in \(next) s.")
         case let .authorized(issuer, subject, _, expiresAt, verified):
             stopTicking()
             guard !json else { return }
-            var line = "Signed in to \(issuer)"
-            if let subject { line += " as \(subject)" }
+            // Issuer and subject come from the server (the ID token): sanitised before display.
+            var line = "Signed in to \(TerminalText.singleLine(issuer))"
+            if let subject { line += " as \(TerminalText.singleLine(subject))" }
             if let expiresAt { line += "; access token valid until \(RFC3339.format(expiresAt))" }
             line += verified ? " (ID token verified)." : "."
             console.info(console.bold("✓ ") + line + "\n")
@@ -107,15 +108,21 @@ final class LoginPresenter: Sendable {
 
     private func showVerification(_ a: DeviceAuthorizationResponse, expiresAt: Date) {
         var text = ""
+        // The library accepted these URIs only as https (or http to loopback); what is shown is
+        // still server text, so it is sanitised. The QR code encodes the exact, checked URI.
         let qrTarget = a.verificationURIComplete ?? a.verificationURI
+        let uri = TerminalText.singleLine(a.verificationURI)
+        let userCode = TerminalText.singleLine(a.userCode)
         if !json {
             if console.stderrIsTTY {
                 text += "\nTo sign in, open this address on your phone or computer:\n\n    "
-                    + console.bold(a.verificationURI) + "\n\nand enter the code:\n\n"
-                    + UserCodeBanner.render(a.userCode, console: console) + "\n"
+                    + console.bold(uri) + "\n\nand enter the code:\n\n"
+                    + UserCodeBanner.render(userCode, console: console) + "\n"
             } else {
-                text += "To sign in, open \(a.verificationURI) and enter the code \(a.userCode)\n"
-                if let complete = a.verificationURIComplete { text += "Or open \(complete) (the code is filled in)\n" }
+                text += "To sign in, open \(uri) and enter the code \(userCode)\n"
+                if let complete = a.verificationURIComplete {
+                    text += "Or open \(TerminalText.singleLine(complete)) (the code is filled in)\n"
+                }
             }
         }
         if showQR, let code = try? QRCode(text: qrTarget) {
