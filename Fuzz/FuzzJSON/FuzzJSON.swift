@@ -37,10 +37,10 @@ private let responseShapes: [(status: Int, contentType: String?)] = [
     (400, "text/plain"),
 ]
 
-private let endpoint = URL(string: "https://idp.example/token")!
+private let endpoint = HTTPURL(string: "https://idp.example/token")!
 // A fixed, valid Date header so the serverDate path runs without making the outcome depend on it.
 private let dateHeader = (name: "Date", value: "Sun, 29 Nov 2026 12:00:00 GMT")
-private let now = Date(timeIntervalSince1970: 1_796_040_000)
+private let now = Timestamp(timeIntervalSince1970: 1_796_040_000)
 
 private func fuzzResponseDecoders(_ body: [UInt8]) {
     for shape in responseShapes {

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
@@ -19,7 +18,7 @@ public struct AuthorizationCodeFlow: Sendable {
     /// One authorization request's secrets, kept until the redirect comes back.
     public struct Request: Sendable {
         /// The URL to open.
-        public let url: URL
+        public let url: HTTPURL
         /// The CSRF `state`.
         public let state: String
         /// The `nonce` bound into the ID token.
@@ -43,7 +42,7 @@ public struct AuthorizationCodeFlow: Sendable {
         params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
         var text = endpoint.absoluteString
         text += (endpoint.query == nil ? "?" : "&") + FormURLEncoding.encode(params)
-        guard let url = URL(string: text) else { throw .protocolViolation("cannot build the authorization URL") }
+        guard let url = HTTPURL(string: text) else { throw .protocolViolation("cannot build the authorization URL") }
         return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
     }
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 
 /// Adds the client's identity to a token, device or revocation request (RFC 6749 §2.3).
@@ -24,7 +23,7 @@ struct ClientAuthentication: Sendable {
             guard let secret else { throw .configuration("client_secret_basic needs a client secret (--client-secret-file or LATCHKEY_CLIENT_SECRET)") }
             // RFC 6749 §2.3.1: both parts are form-encoded before Base64.
             let pair = FormURLEncoding.encodeComponent(clientID) + ":" + FormURLEncoding.encodeComponent(secret)
-            let encoded = Data(pair.utf8).base64EncodedString()
+            let encoded = Base64.encode(Array(pair.utf8))
             return (body, [("Authorization", "Basic " + encoded)])
         }
     }

@@ -1,7 +1,6 @@
-import FoundationEssentials
 
 /// How the client proves its identity at the token endpoint (RFC 6749 §2.3).
-public enum ClientAuthMethod: String, Sendable, Codable, CaseIterable {
+public enum ClientAuthMethod: String, Sendable, CaseIterable {
     /// Public client: only `client_id` in the body (the default; device and CLI clients are public).
     case none
     /// `Authorization: Basic` with the form-encoded client_id and secret (RFC 6749 §2.3.1).
@@ -11,7 +10,7 @@ public enum ClientAuthMethod: String, Sendable, Codable, CaseIterable {
 }
 
 /// When to send a PKCE S256 challenge on the *device* authorization request (the code flow always does).
-public enum PKCEMode: String, Sendable, Codable, CaseIterable {
+public enum PKCEMode: String, Sendable, CaseIterable {
     /// Send S256 when the metadata lists it in `code_challenge_methods_supported` (Keycloak may require it).
     case auto
     /// Always send S256.
@@ -21,7 +20,7 @@ public enum PKCEMode: String, Sendable, Codable, CaseIterable {
 }
 
 /// Endpoints that replace (or fill in) what discovery returns, for providers whose metadata lacks them.
-public struct EndpointOverrides: Sendable, Codable, Equatable {
+public struct EndpointOverrides: Sendable, Equatable {
     /// RFC 8628 device authorization endpoint.
     public var deviceAuthorization: String?
     /// Token endpoint.
@@ -62,7 +61,7 @@ public struct EndpointOverrides: Sendable, Codable, Equatable {
 
 /// Everything that identifies a client at one issuer. Holds no secret: a client secret is passed
 /// at run time (from a file or the environment), so this value can be written to the profile file.
-public struct ClientConfiguration: Sendable, Codable, Equatable {
+public struct ClientConfiguration: Sendable, Equatable {
     /// The issuer identifier, compared exactly with the discovered `issuer`.
     public var issuer: String
     /// The OAuth `client_id`.
@@ -107,24 +106,4 @@ public struct ClientConfiguration: Sendable, Codable, Equatable {
 
     /// The scopes as the space-separated `scope` parameter.
     public var scopeString: String { scopes.joined(separator: " ") }
-
-    enum CodingKeys: String, CodingKey {
-        case issuer, clientID = "client_id", scopes, authMethod = "auth_method", redirectURI = "redirect_uri"
-        case pkce, endpoints, allowedAlgorithms = "allowed_algorithms", leeway, quirks
-    }
-
-    /// Decodes, filling defaults for members older profile files lack.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        issuer = try c.decode(String.self, forKey: .issuer)
-        clientID = try c.decode(String.self, forKey: .clientID)
-        scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? ClientConfiguration.defaultScopes
-        authMethod = try c.decodeIfPresent(ClientAuthMethod.self, forKey: .authMethod) ?? .none
-        redirectURI = try c.decodeIfPresent(String.self, forKey: .redirectURI)
-        pkce = try c.decodeIfPresent(PKCEMode.self, forKey: .pkce) ?? .auto
-        endpoints = try c.decodeIfPresent(EndpointOverrides.self, forKey: .endpoints) ?? EndpointOverrides()
-        allowedAlgorithms = try c.decodeIfPresent([String].self, forKey: .allowedAlgorithms)
-        leeway = try c.decodeIfPresent(Double.self, forKey: .leeway) ?? 60
-        quirks = try c.decodeIfPresent(ProviderQuirks.self, forKey: .quirks) ?? ProviderQuirks()
-    }
 }

@@ -1,11 +1,11 @@
-import FoundationEssentials
+import LatchkeyHTTP
 
 /// The difference between the server's clock (its `Date` header) and ours. Appliances often boot
 /// with a wrong clock; when the difference exceeds the leeway, ID-token time checks use the server's
 /// time instead (exp/iat are the server's statements about its own clock), and the skew is reported.
 public enum ClockSkew {
     /// `serverDate - localNow` in seconds, or nil without a server date.
-    public static func measure(serverDate: Date?, localNow: Date) -> Double? {
+    public static func measure(serverDate: Timestamp?, localNow: Timestamp) -> Double? {
         serverDate.map { $0.timeIntervalSince(localNow) }
     }
 
@@ -28,6 +28,6 @@ public enum ClockSkew {
 struct ShiftedTimeSource: TimeSource {
     let base: any TimeSource
     let offset: Double
-    func now() -> Date { base.now().addingTimeInterval(offset) }
+    func now() -> Timestamp { base.now().addingTimeInterval(offset) }
     func sleep(seconds: Double) async throws { try await base.sleep(seconds: seconds) }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyCrypto
 import LatchkeyHTTP
 
@@ -32,9 +31,9 @@ public struct DeviceAuthorizationFlow: Sendable {
         /// The PKCE pair sent with the request, if any.
         public let pkce: PKCE?
         /// When the response arrived; the interval and the deadline count from here.
-        public let receivedAt: Date
+        public let receivedAt: Timestamp
         /// When the device code expires (`receivedAt + expires_in`).
-        public var expiresAt: Date { receivedAt.addingTimeInterval(Double(authorization.expiresIn)) }
+        public var expiresAt: Timestamp { receivedAt.addingTimeInterval(Double(authorization.expiresIn)) }
     }
 
     /// Whether the device request carries PKCE under `mode`.
@@ -48,7 +47,7 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     /// Sends the device authorization request (RFC 8628 §3.1). With `until`, no request or retry
     /// runs past that instant (the `--timeout` cap): the flow ends with `.timedOut` there.
-    public func start(until cap: Date? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
+    public func start(until cap: Timestamp? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
         let url = try EndpointExchange.endpointURL(client.metadata.deviceAuthorizationEndpoint,
                                                    name: "device_authorization_endpoint")
         var params: [(String, String)] = []
@@ -109,7 +108,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// Polls until `cap` at the latest; `timeout` is only what the `.timedOut` error reports.
-    func poll(_ pending: Pending, cap: Date?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse {
+    func poll(_ pending: Pending, cap: Timestamp?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse {
         let deadline = pending.expiresAt
         var interval = Double(max(pending.authorization.interval, 1))
         var wait = interval

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -9,7 +8,7 @@ struct EndpointExchange: Sendable {
     var timeout: Double = 30
 
     /// POSTs a form to `url` with `Accept: application/json` (GitHub answers form-encoded without it).
-    func postForm(_ url: URL, _ params: [(String, String)], headers extra: [(name: String, value: String)] = [])
+    func postForm(_ url: HTTPURL, _ params: [(String, String)], headers extra: [(name: String, value: String)] = [])
         async throws(LatchkeyError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"),
@@ -22,7 +21,7 @@ struct EndpointExchange: Sendable {
     }
 
     /// GETs a JSON document (discovery, JWKS), following at most `maxRedirects` redirects.
-    func getJSON(_ url: URL, maxRedirects: Int = 3) async throws(LatchkeyError) -> HTTPResponse {
+    func getJSON(_ url: HTTPURL, maxRedirects: Int = 3) async throws(LatchkeyError) -> HTTPResponse {
         let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")],
                                   maxRedirects: maxRedirects, timeout: timeout)
         return try await send(request)
@@ -44,11 +43,11 @@ struct EndpointExchange: Sendable {
     }
 
     /// Resolves an endpoint string into a URL allowed for OAuth traffic (https, or http to loopback).
-    static func endpointURL(_ string: String?, name: String) throws(LatchkeyError) -> URL {
+    static func endpointURL(_ string: String?, name: String) throws(LatchkeyError) -> HTTPURL {
         guard let string, !string.isEmpty else {
             throw .configuration("the provider's metadata has no \(name); pass --\(name.split(separator: "_").joined(separator: "-")) URL")
         }
-        guard SecureURL.isAllowed(string), let url = URL(string: string) else {
+        guard let url = HTTPURL(string: string) else {
             throw .protocolViolation("\(name) \(string) is not an https URL (http is allowed for loopback only)")
         }
         return url
@@ -61,22 +60,9 @@ enum SecureURL {
     /// the HTTP layer: a prefix test would let `127.0.0.1.nip.io` through.
     static func isLoopback(host: String) -> Bool { LoopbackAddress.isLoopbackHost(host) }
 
-    /// `text` parses as an allowed URL and holds no space or control character: a URI is printable
-    /// (RFC 3986), and a lenient parser must not carry an ESC into the terminal or a QR code.
-    static func isAllowed(_ text: String) -> Bool {
-        let printable = text.unicodeScalars.allSatisfy { s in
-            !(s.value <= 0x20 || (0x7F...0x9F).contains(s.value) || (0x202A...0x202E).contains(s.value)
-              || (0x2066...0x2069).contains(s.value))
-        }
-        guard printable, let url = URL(string: text) else { return false }
-        return isAllowed(url)
-    }
-
-    static func isAllowed(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return false }
-        if scheme == "https" { return true }
-        return scheme == "http" && isLoopback(host: host)
-    }
+    /// `text` is an `HTTPURL`: https, or http to loopback, printable RFC 3986 characters only, so a
+    /// lenient parser never carries an ESC into the terminal or a QR code.
+    static func isAllowed(_ text: String) -> Bool { HTTPURL(string: text) != nil }
 }
 
 /// A response body as a JSON object: decoded by Content-Type, JSON or form-encoded (RFC 6749 §5.1,

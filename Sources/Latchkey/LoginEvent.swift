@@ -1,11 +1,11 @@
-import FoundationEssentials
+import LatchkeyHTTP
 
 /// Progress of a sign-in, for the CLI to render (human text or JSON Lines) or a library user to show.
 public enum LoginEvent: Sendable {
     /// Device flow: show the URI and user code (and a QR code of the complete URI); valid until `expiresAt`.
-    case verification(DeviceAuthorizationResponse, expiresAt: Date)
+    case verification(DeviceAuthorizationResponse, expiresAt: Timestamp)
     /// Code flow: open or print this URL.
-    case authorizationURL(URL)
+    case authorizationURL(HTTPURL)
     /// Device flow: still waiting for the user; the next poll is in `nextPollIn` seconds.
     case pending(nextPollIn: Int)
     /// Device flow: the server asked to slow down; polls are now `interval` seconds apart.
@@ -13,7 +13,7 @@ public enum LoginEvent: Sendable {
     /// Device flow: a network error or 5xx; retrying in `nextPollIn` seconds (the reason is one line).
     case retrying(reason: String, nextPollIn: Int)
     /// Signed in and saved.
-    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Date?, idTokenVerified: Bool)
+    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool)
 }
 
 /// Where events go. Called synchronously from the flow; must not block.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 
 /// Receives the redirect on a loopback listener (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`,
@@ -15,14 +14,14 @@ public struct LoopbackRedirectReceiver: RedirectReceiver {
         var path = "/callback"
         var host = "127.0.0.1"
         if let redirectURI {
-            guard let url = URL(string: redirectURI), url.scheme == "http", let h = url.host, SecureURL.isLoopback(host: h) else {
+            guard let url = HTTPURL(string: redirectURI), url.scheme == "http", SecureURL.isLoopback(host: url.host) else {
                 throw .configuration("the browser flow needs an http://127.0.0.1:PORT/… redirect URI, got \(redirectURI)")
             }
             guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration("bad port in \(redirectURI)") }
             port = p
             path = url.path.isEmpty ? "/" : url.path
             // Listen exactly where the browser will be sent (127.0.0.2, [::1], …).
-            host = h
+            host = url.hostLiteral
         }
         do { listener = try LoopbackRedirectListener(host: host, port: port) } catch { throw .network(error) }
         self.path = path

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -10,8 +9,7 @@ public enum ProviderDiscovery {
     public static func discover(issuer: String, transport: any HTTPTransport,
                                 overrides: EndpointOverrides = EndpointOverrides(),
                                 quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> ProviderMetadata {
-        guard let issuerURL = URL(string: issuer), SecureURL.isAllowed(issuerURL),
-              issuerURL.query == nil, issuerURL.fragment == nil else {
+        guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
             throw .configuration("issuer \(issuer) must be an https URL without query or fragment (http only for loopback)")
         }
         let exchange = EndpointExchange(transport: transport)
@@ -39,16 +37,16 @@ public enum ProviderDiscovery {
 
     /// The discovery URLs, in order: `issuer + /.well-known/openid-configuration`, then RFC 8414
     /// §3.1's insertion of `/.well-known/oauth-authorization-server` before the issuer's path.
-    public static func candidateURLs(issuer: String) -> [URL] {
+    public static func candidateURLs(issuer: String) -> [HTTPURL] {
         var trimmed = issuer
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        var urls: [URL] = []
-        if let u = URL(string: trimmed + "/.well-known/openid-configuration") { urls.append(u) }
-        if var c = URLComponents(string: issuer) {
-            var path = c.percentEncodedPath
+        var urls: [HTTPURL] = []
+        if let u = HTTPURL(string: trimmed + "/.well-known/openid-configuration") { urls.append(u) }
+        if let issuerURL = HTTPURL(string: issuer) {
+            var path = issuerURL.path
             while path.hasSuffix("/") { path.removeLast() }
-            c.percentEncodedPath = "/.well-known/oauth-authorization-server" + path
-            if let u = c.url { urls.append(u) }
+            let authority = issuerURL.scheme + "://" + issuerURL.hostLiteral + (issuerURL.port.map { ":" + String($0) } ?? "")
+            if let u = HTTPURL(string: authority + "/.well-known/oauth-authorization-server" + path) { urls.append(u) }
         }
         return urls
     }
@@ -62,20 +60,9 @@ public enum ProviderDiscovery {
         guard quirks.acceptsIssuer(issuer, configured: expectedIssuer) else {
             throw .issuerMismatch(expected: expectedIssuer, got: issuer)
         }
-        var m = ProviderMetadata(issuer: issuer)
-        m.authorizationEndpoint = object.string("authorization_endpoint")
-        m.tokenEndpoint = object.string("token_endpoint")
-        m.deviceAuthorizationEndpoint = object.string("device_authorization_endpoint")
-        m.revocationEndpoint = object.string("revocation_endpoint")
-        m.jwksURI = object.string("jwks_uri")
-        m.userinfoEndpoint = object.string("userinfo_endpoint")
-        m.idTokenSigningAlgValuesSupported = strings(object["id_token_signing_alg_values_supported"])
-        m.codeChallengeMethodsSupported = strings(object["code_challenge_methods_supported"])
-        m.scopesSupported = strings(object["scopes_supported"])
-        m.grantTypesSupported = strings(object["grant_types_supported"])
-        m.tokenEndpointAuthMethodsSupported = strings(object["token_endpoint_auth_methods_supported"])
-        m.authorizationResponseIssParameterSupported = object["authorization_response_iss_parameter_supported"]?.boolValue
-        return m
+        do { return try ProviderMetadata(json: object, lenient: true) } catch {
+            throw .protocolViolation("metadata: \(error)")
+        }
     }
 
     /// Refuses endpoints that are not https (http only for loopback).
@@ -87,15 +74,10 @@ public enum ProviderDiscovery {
         ]
         for (name, value) in endpoints {
             guard let value else { continue }
-            guard let url = URL(string: value), SecureURL.isAllowed(url) else {
+            guard HTTPURL(string: value) != nil else {
                 throw .protocolViolation("\(name) \(value) is not an https URL (http is allowed for loopback only)")
             }
         }
         return m
-    }
-
-    private static func strings(_ v: JSONValue?) -> [String]? {
-        guard let array = v?.arrayValue else { return nil }
-        return array.compactMap(\.stringValue)
     }
 }

@@ -1,6 +1,8 @@
+import LatchkeyJOSE
+
 /// Authorization-server metadata (OIDC Discovery 1.0 §3 / RFC 8414 §2), the part Latchkey uses.
 /// Kept in the token file so a refresh needs no discovery.
-public struct ProviderMetadata: Sendable, Equatable, Codable {
+public struct ProviderMetadata: Sendable, Equatable {
     /// The issuer identifier; must equal the configured issuer exactly.
     public var issuer: String
     /// Authorization endpoint (code flow).
@@ -31,19 +33,64 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
 
-    enum CodingKeys: String, CodingKey {
-        case issuer
-        case authorizationEndpoint = "authorization_endpoint"
-        case tokenEndpoint = "token_endpoint"
-        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
-        case revocationEndpoint = "revocation_endpoint"
-        case jwksURI = "jwks_uri"
-        case userinfoEndpoint = "userinfo_endpoint"
-        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
-        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
-        case scopesSupported = "scopes_supported"
-        case grantTypesSupported = "grant_types_supported"
-        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
-        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+    /// Every other member the provider sent, as validated JSON (`end_session_endpoint`,
+    /// `response_types_supported`, …): printed by `discover`, not kept in the token file.
+    public var otherMembers = JSONObject()
+}
+
+// The one codec for provider metadata: its member table serves discovery, the token file and
+// `discover`, so a member added here is read and written everywhere (see the round-trip test).
+extension ProviderMetadata {
+    /// Members holding one URL or string.
+    static var stringMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, String?>)] {
+        [("authorization_endpoint", \.authorizationEndpoint), ("token_endpoint", \.tokenEndpoint),
+         ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
+         ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint)]
+    }
+    /// Members holding a list of strings.
+    static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {
+        [("id_token_signing_alg_values_supported", \.idTokenSigningAlgValuesSupported),
+         ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
+         ("grant_types_supported", \.grantTypesSupported),
+         ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported)]
+    }
+    /// Members holding a boolean.
+    static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
+        [("authorization_response_iss_parameter_supported", \.authorizationResponseIssParameterSupported)]
+    }
+    /// Every member name Latchkey models.
+    static var modelledNames: [String] {
+        ["issuer"] + stringMembers.map(\.name) + listMembers.map(\.name) + flagMembers.map(\.name)
+    }
+
+    /// Reads metadata, every modelled member type-checked; the rest goes to `otherMembers`.
+    /// `lenient` (what providers send): a modelled member of the wrong type counts as absent and
+    /// non-strings in a list are skipped, as discovery always tolerated; strict for Latchkey's own files.
+    public init(json: JSONObject, lenient: Bool = false) throws(DocumentError) {
+        let m = JSONMembers(json)
+        self.init(issuer: try m.requiredString("issuer"))
+        for member in Self.stringMembers {
+            self[keyPath: member.path] = lenient ? json[member.name]?.stringValue : try m.string(member.name)
+        }
+        for member in Self.listMembers {
+            self[keyPath: member.path] = lenient ? json[member.name]?.arrayValue?.compactMap(\.stringValue) : try m.strings(member.name)
+        }
+        for member in Self.flagMembers {
+            self[keyPath: member.path] = lenient ? json[member.name]?.boolValue : try m.bool(member.name)
+        }
+        let modelled = Self.modelledNames
+        for (key, value) in json where !modelled.contains(key) { otherMembers[key] = value }
+    }
+
+    /// The metadata as JSON: modelled members in table order (unset ones left out), then, with
+    /// `includingOther`, the other members as the provider sent them.
+    public func json(includingOther: Bool = true) -> JSONObject {
+        var o = JSONObject()
+        o["issuer"] = .string(issuer)
+        for member in Self.stringMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for member in Self.listMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for member in Self.flagMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        if includingOther { for (key, value) in otherMembers where o[key] == nil { o[key] = value } }
+        return o
     }
 }

@@ -1,7 +1,7 @@
 /// Off-spec provider behaviour that must be switched on by name. Everything else providers do
 /// differently is tolerated by the response decoders (see providers.md); only what weakens an
 /// exact check lives here, off by default.
-public struct ProviderQuirks: Sendable, Codable, Equatable {
+public struct ProviderQuirks: Sendable, Equatable {
     /// Microsoft Entra `/common`, `/organizations`, `/consumers`: the metadata's `issuer` is the literal
     /// `https://login.microsoftonline.com/{tenantid}/v2.0`. With this on, discovery accepts that template
     /// and ID-token verification substitutes the token's `tid` before the exact `iss` comparison.
@@ -12,13 +12,8 @@ public struct ProviderQuirks: Sendable, Codable, Equatable {
         self.entraTenantIssuer = entraTenantIssuer
     }
 
-    enum CodingKeys: String, CodingKey { case entraTenantIssuer = "entra_tenant_issuer" }
-
-    /// Decodes, defaulting missing members to off.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        entraTenantIssuer = try c.decodeIfPresent(Bool.self, forKey: .entraTenantIssuer) ?? false
-    }
+    /// True when every quirk is off (the profile file then leaves `quirks` out).
+    public var isEmpty: Bool { !entraTenantIssuer }
 
     /// Whether `documentIssuer` is acceptable for `configured` under these quirks.
     func acceptsIssuer(_ documentIssuer: String, configured: String) -> Bool {

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 
 /// What came back from the authorization server through the user agent.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -8,7 +7,7 @@ import LatchkeyJOSE
 /// of forged `kid`s cannot turn us into a traffic amplifier, yet a key rotation is picked up at once.
 public actor RemoteKeySet: KeySet {
     /// The JWKS URL.
-    public nonisolated let url: URL
+    public nonisolated let url: HTTPURL
     let exchange: EndpointExchange
     let time: any TimeSource
 
@@ -24,14 +23,14 @@ public actor RemoteKeySet: KeySet {
     public static let refetchInterval: Double = 60
 
     private var cached: JWKSet?
-    private var expiresAt = Date.distantPast
-    private var lastRefetch: Date?
+    private var expiresAt = Timestamp.distantPast
+    private var lastRefetch: Timestamp?
     private var inflight: Task<(JWKSet, Double), any Error>?
     /// How many times the JWKS was fetched (observability and tests).
     public private(set) var fetchCount = 0
 
     /// Makes a key set for `url` (https, or http to loopback).
-    public init(url: URL, transport: any HTTPTransport, time: any TimeSource) {
+    public init(url: HTTPURL, transport: any HTTPTransport, time: any TimeSource) {
         self.url = url
         self.exchange = EndpointExchange(transport: transport)
         self.time = time

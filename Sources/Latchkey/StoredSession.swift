@@ -1,8 +1,8 @@
-import FoundationEssentials
+import LatchkeyHTTP
 
 /// Everything one profile keeps between runs: the payload of the encrypted token file.
 /// Enough to hand out a cached token and to refresh without discovery.
-public struct StoredSession: Sendable, Equatable, Codable {
+public struct StoredSession: Sendable, Equatable {
     /// The profile this session belongs to (also bound into the file's AAD).
     public var profile: String
     /// The issuer the tokens came from.
@@ -18,13 +18,13 @@ public struct StoredSession: Sendable, Equatable, Codable {
     /// Provider metadata (with overrides applied) so refresh and revocation need no discovery.
     public var metadata: ProviderMetadata
     /// When this session was first signed in.
-    public var createdAt: Date
+    public var createdAt: Timestamp
     /// When the tokens were last obtained or refreshed.
-    public var updatedAt: Date
+    public var updatedAt: Timestamp
 
     /// Makes a session value.
     public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
-                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Date, updatedAt: Date) {
+                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp) {
         self.profile = profile
         self.issuer = issuer
         self.clientID = clientID

@@ -1,9 +1,9 @@
-import FoundationEssentials
+import LatchkeyHTTP
 
 /// Injected time, so tests control the clock and the waits of polling and backoff.
 public protocol TimeSource: Sendable {
     /// The current wall-clock time.
-    func now() -> Date
+    func now() -> Timestamp
     /// Suspends for `seconds`; throws `CancellationError` when the task is cancelled.
     func sleep(seconds: Double) async throws
 }
@@ -13,7 +13,7 @@ public struct SystemTimeSource: TimeSource {
     /// Makes the system time source.
     public init() {}
     /// The system clock.
-    public func now() -> Date { Date() }
+    public func now() -> Timestamp { Timestamp.now() }
     /// `Task.sleep`; throws `CancellationError` when cancelled.
     public func sleep(seconds: Double) async throws {
         guard seconds > 0 else { try Task.checkCancellation(); return }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 
 /// Talks to the token and revocation endpoints for one client (RFC 6749 §4–6, RFC 8628 §3.4, RFC 7009).
@@ -28,7 +27,7 @@ public struct TokenClient: Sendable {
         return copy
     }
 
-    /// Sends one token request and returns the parsed outcome plus the raw response (for its `Date`).
+    /// Sends one token request and returns the parsed outcome plus the raw response (for its `Date` header).
     /// Transport failures throw; OAuth errors come back in the outcome so the caller decides (polling).
     public func request(_ params: [(String, String)]) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
@@ -60,7 +59,7 @@ public struct TokenClient: Sendable {
         guard let endpoint = metadata.revocationEndpoint else {
             return "not revoking the \(hintName(typeHint)): the provider has no revocation endpoint (pass --revocation-endpoint)"
         }
-        guard let url = URL(string: endpoint), SecureURL.isAllowed(url) else {
+        guard let url = HTTPURL(string: endpoint) else {
             return "not revoking the \(hintName(typeHint)): revocation endpoint \(endpoint) is not https"
         }
         let params = [("token", token), ("token_type_hint", typeHint)]

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -19,11 +18,11 @@ public struct TokenResponse: Sendable, Equatable {
     /// The whole response object, for extra members.
     public var raw: JSONObject
     /// The server's `Date` header, for clock-skew detection (`ClockSkew`).
-    public var serverDate: Date?
+    public var serverDate: Timestamp?
 
     /// Makes a value (tests and custom grants).
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
-                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Date? = nil) {
+                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Timestamp? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
@@ -79,7 +78,7 @@ public struct TokenResponse: Sendable, Equatable {
 
     /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit
     /// (the refresh token and the last verified ID token, never overwritten by absence).
-    public func token(at now: Date, previous: Token? = nil) -> Token {
+    public func token(at now: Timestamp, previous: Token? = nil) -> Token {
         Token(accessToken: accessToken, tokenType: tokenType,
               refreshToken: refreshToken ?? previous?.refreshToken,
               // Clamped so a hostile expires_in cannot make an unprintable date: at most ten years, never negative.

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The default `HTTPTransport`: HTTP/1.1 over mbedTLS 2.28, one request per connection.
 ///
 /// TLS 1.2 or later, certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
@@ -30,14 +28,12 @@ public struct HTTPClient: HTTPTransport {
             guard redirects < current.maxRedirects else {
                 throw HTTPError.protocolViolation(reason: "more than \(current.maxRedirects) redirects")
             }
-            guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
-                throw HTTPError.protocolViolation(reason: "invalid redirect Location")
-            }
-            let from = try RequestTarget(url: current.url)
-            let to: RequestTarget
-            do { to = try RequestTarget(url: next) } catch {
+            let next: HTTPURL
+            do { next = try current.url.resolving(location) } catch {
                 throw HTTPError.invalidURL("redirect refused: \(error)")
             }
+            let from = try RequestTarget(url: current.url)
+            let to = try RequestTarget(url: next)
             if from.isTLS && !to.isTLS {
                 throw HTTPError.invalidURL("redirect from https to http refused")
             }

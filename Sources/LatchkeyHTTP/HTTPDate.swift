@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// HTTP dates in IMF-fixdate form (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
 ///
 /// Only the preferred format is accepted: every server Latchkey talks to sends it, and the obsolete
@@ -9,7 +7,7 @@ public enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Parses an IMF-fixdate; returns nil for anything else (including impossible dates).
-    public static func parse(_ string: String) -> Date? {
+    public static func parse(_ string: String) -> Timestamp? {
         let b = Array(string.utf8)
         // "Sun, 06 Nov 1994 08:49:37 GMT" is exactly 29 bytes.
         guard b.count == 29, b[3] == UInt8(ascii: ","), b[4] == 0x20, b[7] == 0x20, b[11] == 0x20,
@@ -25,12 +23,12 @@ public enum HTTPDate {
         else { return nil }
         let epochDays = Int(CivilDate.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = epochDays * 86_400 + hour * 3600 + minute * 60 + min(second, 59)
-        return Date(timeIntervalSince1970: Double(seconds))
+        return Timestamp(timeIntervalSince1970: Double(seconds))
     }
 
     /// Formats a date as IMF-fixdate (used by tests and the loopback listener).
-    public static func format(_ date: Date) -> String {
-        let total = Int(date.timeIntervalSince1970.rounded(.down))
+    public static func format(_ date: Timestamp) -> String {
+        let total = Int(date.epochSeconds)
         let dayCount = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secs = total - dayCount * 86_400
         let civil = CivilDate.civilDate(daysSinceEpoch: Int64(dayCount))
@@ -58,7 +56,7 @@ public enum HTTPDate {
 
 extension HTTPResponse {
     /// The server's `Date` header as a point in time, for clock-skew detection; nil when absent or malformed.
-    public var serverDate: Date? {
+    public var serverDate: Timestamp? {
         header("Date").flatMap(HTTPDate.parse)
     }
 }

@@ -1,11 +1,9 @@
-import FoundationEssentials
-
 /// One HTTP request, as the OAuth layer describes it. Plain value; the transport decides how to send it.
 public struct HTTPRequest: Sendable {
     /// `GET` or `POST` (others are allowed but unused by Latchkey).
     public var method: String
     /// Absolute `https://` URL, or `http://` for loopback hosts only.
-    public var url: URL
+    public var url: HTTPURL
     /// Request headers in order; names compared case-insensitively by the transport.
     public var headers: [(name: String, value: String)]
     /// Request body (empty for GET).
@@ -16,7 +14,7 @@ public struct HTTPRequest: Sendable {
     public var timeout: Double
 
     /// Makes a request. `timeout` bounds connect, handshake, send and receive together.
-    public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
+    public init(method: String = "GET", url: HTTPURL, headers: [(name: String, value: String)] = [],
                 body: [UInt8] = [], maxRedirects: Int = 0, timeout: Double = 30) {
         self.method = method
         self.url = url
@@ -36,10 +34,10 @@ public struct HTTPResponse: Sendable {
     /// The decoded body (chunked encoding removed).
     public var body: [UInt8]
     /// The URL that finally answered (after any permitted redirects).
-    public var url: URL
+    public var url: HTTPURL
 
     /// Makes a response value (transports and test fakes use this).
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], url: URL) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], url: HTTPURL) {
         self.status = status
         self.headers = headers
         self.body = body

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// An HTTP proxy reached with `CONNECT` for `https://` requests, and the hosts that bypass it.
 /// Read from `HTTPS_PROXY`/`https_proxy` and `NO_PROXY`/`no_proxy` with curl's semantics.
 public struct ProxySettings: Sendable, Equatable {
@@ -97,7 +95,7 @@ public struct ProxySettings: Sendable, Equatable {
     var authorization: String? {
         guard let username else { return nil }
         let credentials = username + ":" + (password ?? "")
-        return "Basic " + Data(credentials.utf8).base64EncodedString()
+        return "Basic " + Base64.encode(Array(credentials.utf8))
     }
 
     private static func nonEmpty(_ s: String?) -> String? {

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Checks JWT claims against what the caller expects (OIDC Core §3.1.3.7 items 2–10, minus the
 /// signature and nonce which the caller owns). Each failure names the claim, the expected and the got.
 public struct ClaimsValidator: Sendable {
@@ -28,8 +26,9 @@ public struct ClaimsValidator: Sendable {
         self.skipTimeChecks = skipTimeChecks
     }
 
-    /// Runs every configured check against `claims`, `header` and `now`.
-    public func validate(_ claims: JWTClaims, header: JOSEHeader, now: Date) throws(JOSEError) {
+    /// Runs every configured check against `claims`, `header` and `now`, a NumericDate (RFC 7519
+    /// §2: whole seconds since the epoch, the unit every time claim uses).
+    public func validate(_ claims: JWTClaims, header: JOSEHeader, now: Int64) throws(JOSEError) {
         if let expectedType {
             guard let typ = header.typ else { throw .claimInvalid(claim: "typ", reason: "expected \"\(expectedType)\", got none") }
             guard Self.mediaType(typ) == Self.mediaType(expectedType) else {
@@ -55,7 +54,7 @@ public struct ClaimsValidator: Sendable {
             throw .claimInvalid(claim: name, reason: "required claim is missing")
         }
         if skipTimeChecks { return }
-        let t = Int64(now.timeIntervalSince1970.rounded(.down))
+        let t = now
         guard let exp = claims.expiresAt else { throw .claimInvalid(claim: "exp", reason: "required claim is missing") }
         if t > exp &+ leeway { throw .expired(exp: exp, now: t) }
         if let nbf = claims.notBefore, t &+ leeway < nbf { throw .notYetValid(nbf: nbf, now: t) }

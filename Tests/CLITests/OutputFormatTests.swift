@@ -12,7 +12,7 @@ struct RFC3339Tests {
         #expect(RFC3339.format(epochSeconds: 951_782_400) == "2000-02-29T00:00:00Z")
         #expect(RFC3339.format(epochSeconds: 4_102_444_799) == "2099-12-31T23:59:59Z")
         #expect(RFC3339.format(epochSeconds: -1) == "1969-12-31T23:59:59Z")
-        #expect(RFC3339.format(Date(timeIntervalSince1970: 1_767_268_800.9)) == "2026-01-01T12:00:00Z")
+        #expect(RFC3339.format(Timestamp(timeIntervalSince1970: 1_767_268_800.9)) == "2026-01-01T12:00:00Z")
     }
 
     @Test func parsesZuluOffsetsAndFractions() {
@@ -43,7 +43,7 @@ struct RFC3339Tests {
 
 @Suite("Token output formats")
 struct TokenFormatTests {
-    let token = Token(accessToken: "at-123", tokenType: "Bearer", refreshToken: "rt", expiresAt: Date(timeIntervalSince1970: 1_767_268_800),
+    let token = Token(accessToken: "at-123", tokenType: "Bearer", refreshToken: "rt", expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800),
                       scope: "openid offline_access")
 
     @Test func bareAndHeader() {
@@ -83,7 +83,7 @@ struct LoginEventJSONTests {
     @Test func verificationEvent() {
         let response = DeviceAuthorizationResponse(deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "https://i/device",
                                                    verificationURIComplete: nil, expiresIn: 600, interval: 5)
-        let line = LoginPresenter.jsonLine(.verification(response, expiresAt: Date(timeIntervalSince1970: 1_767_268_800))).jsonText
+        let line = LoginPresenter.jsonLine(.verification(response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800))).jsonText
         #expect(line == #"{"event":"verification","verification_uri":"https://i/device","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5}"#)
     }
 
@@ -91,10 +91,10 @@ struct LoginEventJSONTests {
         #expect(LoginPresenter.jsonLine(.pending(nextPollIn: 5)).jsonText == #"{"event":"pending","next_poll_in":5}"#)
         #expect(LoginPresenter.jsonLine(.retrying(reason: "x", nextPollIn: 7)).jsonText == #"{"event":"pending","next_poll_in":7}"#)
         #expect(LoginPresenter.jsonLine(.slowDown(interval: 10)).jsonText == #"{"event":"slow_down","interval":10}"#)
-        let url = try #require(URL(string: "https://i/authorize?x=1"))
+        let url = try #require(HTTPURL(string: "https://i/authorize?x=1"))
         #expect(LoginPresenter.jsonLine(.authorizationURL(url)).jsonText == #"{"event":"authorization_url","url":"https://i/authorize?x=1"}"#)
         let authorized = LoginPresenter.jsonLine(.authorized(issuer: "https://i", subject: nil, scope: "openid",
-                                                             expiresAt: Date(timeIntervalSince1970: 0), idTokenVerified: false))
+                                                             expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false))
         #expect(authorized.jsonText == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false}"#)
     }
 }

@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
@@ -21,7 +22,7 @@ struct SessionProcessTests {
         var metadata = ProviderMetadata(issuer: Self.deadEndpoint)
         metadata.tokenEndpoint = Self.deadEndpoint + "/token"
         metadata.revocationEndpoint = Self.deadEndpoint + "/revoke"
-        let now = Date()
+        let now = Timestamp.now()
         let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
                           expiresAt: now.addingTimeInterval(expiresIn), scope: "openid offline_access",
                           idToken: idToken ? "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2ln" : nil)
@@ -65,7 +66,7 @@ struct SessionProcessTests {
             let shape = Array(timestamp.utf8)
             #expect(shape.count == 20 && shape[4] == 0x2D && shape[10] == 0x54 && shape[19] == 0x5A, "\(timestamp)")
             let expires = try #require(RFC3339Reference.parse(timestamp))
-            #expect(abs(expires - (Date().timeIntervalSince1970 + 3600)) < 120)
+            #expect(abs(expires - (Timestamp.now().timeIntervalSince1970 + 3600)) < 120)
         }
     }
 

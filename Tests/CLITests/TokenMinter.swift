@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
 import LatchkeyJOSE
@@ -35,5 +36,5 @@ struct TokenMinter {
                     ("iat", .integer(now)), ("exp", .integer(now + lifetime))])
     }
 
-    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+    static var now: Int64 { Int64(Timestamp.now().timeIntervalSince1970) }
 }

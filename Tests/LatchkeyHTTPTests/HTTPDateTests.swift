@@ -19,14 +19,14 @@ import Testing
 
     @Test func formatRoundTrips() {
         for t in [0.0, 784_111_777, 1_835_481_599, 4_102_444_800] {
-            let s = HTTPDate.format(Date(timeIntervalSince1970: t))
+            let s = HTTPDate.format(Timestamp(timeIntervalSince1970: t))
             #expect(HTTPDate.parse(s)?.timeIntervalSince1970 == t, "\(s)")
         }
-        #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(Timestamp(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 
     @Test func serverDateComesFromTheDateHeader() {
-        let url = URL(string: "https://example.com/")!
+        let url = HTTPURL(string: "https://example.com/")!
         let r = HTTPResponse(status: 200, headers: [("date", "Sun, 06 Nov 1994 08:49:37 GMT")], url: url)
         #expect(r.serverDate?.timeIntervalSince1970 == 784_111_777)
         #expect(HTTPResponse(status: 200, url: url).serverDate == nil)

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func describeRequestNeverContainsSecrets() {
-        let req = HTTPRequest(method: "POST", url: URL(string: "https://idp.example/token")!,
+        let req = HTTPRequest(method: "POST", url: HTTPURL(string: "https://idp.example/token")!,
                               headers: [("Authorization", "Basic Y2xpZW50OnNlY3JldA=="),
                                         ("Content-Type", "application/x-www-form-urlencoded")],
                               body: Array("grant_type=refresh_token&refresh_token=SECRET-RT".utf8))

@@ -68,7 +68,7 @@ import Testing
         let probe = try await offPool { try SpawnedProcess.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_1",
                                                                "-cipher", "DEFAULT@SECLEVEL=0", "-brief"], stdinEmpty: true) }
         #expect(probe == 0)
-        let e = await httpError { try await Fixtures.client().send(HTTPRequest(url: URL(string: "https://localhost:\(port)/")!, timeout: 10)) }
+        let e = await httpError { try await Fixtures.client().send(HTTPRequest(url: HTTPURL(string: "https://localhost:\(port)/")!, timeout: 10)) }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
         #expect(reason.hasPrefix("protocol version"), "\(reason)")
     }
@@ -82,7 +82,7 @@ import Testing
         defer { listener.close() }
         let start = Deadline.now()
         let e = await httpError {
-            try await Fixtures.client().send(HTTPRequest(url: URL(string: "https://localhost:\(listener.port)/")!, timeout: 1))
+            try await Fixtures.client().send(HTTPRequest(url: HTTPURL(string: "https://localhost:\(listener.port)/")!, timeout: 1))
         }
         // The listener's backlog accepts the TCP connection, nobody speaks TLS: the deadline ends it.
         #expect(e == .timedOut(after: 1))

@@ -3,7 +3,7 @@ import Testing
 @testable import LatchkeyJOSE
 
 @Suite struct ClaimsValidatorTests {
-    let now = Date(timeIntervalSince1970: 1_700_000_000)
+    let now = Int64(1_700_000_000)
     let header = try! JOSEHeader(json: JSONObject([("alg", "RS256"), ("typ", "JWT")]))
 
     func claims(_ json: String) throws -> JWTClaims { try JWTClaims(payload: Array(json.utf8)) }
@@ -48,13 +48,13 @@ import Testing
 
     @Test func expiryWithLeeway() throws {
         // exp 1700000600; now 1700000000.
-        let late = Date(timeIntervalSince1970: 1_700_000_661)
+        let late = Int64(1_700_000_661)
         let c = try claims(base())
         #expect(throws: JOSEError.expired(exp: 1_700_000_600, now: 1_700_000_661)) { try validator.validate(c, header: header, now: late) }
-        #expect(throws: Never.self) { try validator.validate(c, header: header, now: Date(timeIntervalSince1970: 1_700_000_660)) }
+        #expect(throws: Never.self) { try validator.validate(c, header: header, now: Int64(1_700_000_660)) }
         var strict = validator
         strict.leeway = 0
-        #expect(throws: JOSEError.expired(exp: 1_700_000_600, now: 1_700_000_601)) { try strict.validate(c, header: header, now: Date(timeIntervalSince1970: 1_700_000_601)) }
+        #expect(throws: JOSEError.expired(exp: 1_700_000_600, now: 1_700_000_601)) { try strict.validate(c, header: header, now: Int64(1_700_000_601)) }
         guard case .claimInvalid(claim: "exp", _) = try error(validator, #"{"iss":"https://idp.example","aud":"client"}"#) else { Issue.record("missing exp passed"); return }
     }
 

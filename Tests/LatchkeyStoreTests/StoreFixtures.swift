@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
@@ -31,13 +32,13 @@ enum Fixture {
         metadata.idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
         let token = Token(accessToken: "access-\(generation)-" + String(repeating: "a", count: 200),
                           refreshToken: "refresh-\(generation)",
-                          expiresAt: Date(timeIntervalSince1970: 1_900_000_000 + Double(generation)),
+                          expiresAt: Timestamp(timeIntervalSince1970: 1_900_000_000 + Double(generation)),
                           scope: "openid offline_access gen\(generation)",
                           idToken: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJnZW4\(generation)In0.c2ln")
         return StoredSession(profile: profile, issuer: metadata.issuer, clientID: "latchkey-test",
                              token: token, subject: "user-\(generation)", idTokenClaimsJSON: "{\"sub\":\"user-\(generation)\"}",
-                             metadata: metadata, createdAt: Date(timeIntervalSince1970: 1_800_000_000),
-                             updatedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(generation)))
+                             metadata: metadata, createdAt: Timestamp(timeIntervalSince1970: 1_800_000_000),
+                             updatedAt: Timestamp(timeIntervalSince1970: 1_800_000_000 + Double(generation)))
     }
 
     /// The generation a session was made with, or nil when its fields disagree (a torn write).

@@ -332,7 +332,7 @@ final class EventLog: @unchecked Sendable {
         all.compactMap { if case .verification(let r, _) = $0 { return r }; return nil }.first
     }
     var sawVerification: Bool { verification != nil }
-    var authorizationURL: URL? { all.compactMap { if case .authorizationURL(let u) = $0 { return u }; return nil }.first }
+    var authorizationURL: HTTPURL? { all.compactMap { if case .authorizationURL(let u) = $0 { return u }; return nil }.first }
 }
 
 /// A tiny mutex wrapper for test bookkeeping.

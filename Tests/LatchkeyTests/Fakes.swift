@@ -9,7 +9,7 @@ import LatchkeyCrypto
 final class FakeTransport: HTTPTransport, @unchecked Sendable {
     struct Sent: @unchecked Sendable {
         var request: HTTPRequest
-        var at: Date
+        var at: Timestamp
         var form: [String: String] {
             var d: [String: String] = [:]
             for (k, v) in FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self)) { d[k] = v }
@@ -36,7 +36,7 @@ final class FakeTransport: HTTPTransport, @unchecked Sendable {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let index = state.withLock { s -> Int in
-            s.append(Sent(request: request, at: clock?.now() ?? Date()))
+            s.append(Sent(request: request, at: clock?.now() ?? Timestamp.now()))
             return s.count - 1
         }
         return try await handler(request, index)
@@ -45,7 +45,7 @@ final class FakeTransport: HTTPTransport, @unchecked Sendable {
 
 /// Builds responses tersely.
 enum Reply {
-    static let base = URL(string: "https://idp.example")!
+    static let base = HTTPURL(string: "https://idp.example")!
     static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8), url: base)
     }
@@ -57,9 +57,9 @@ enum Reply {
 
 /// Virtual time: `sleep` advances the clock instantly and records the duration.
 final class VirtualClock: TimeSource, @unchecked Sendable {
-    private let state: Mutex<(now: Date, sleeps: [Double])>
-    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { state = Mutex((start, [])) }
-    func now() -> Date { state.withLock { $0.now } }
+    private let state: Mutex<(now: Timestamp, sleeps: [Double])>
+    init(start: Timestamp = Timestamp(timeIntervalSince1970: 1_800_000_000)) { state = Mutex((start, [])) }
+    func now() -> Timestamp { state.withLock { $0.now } }
     func sleep(seconds: Double) async throws {
         try Task.checkCancellation()
         state.withLock { s in

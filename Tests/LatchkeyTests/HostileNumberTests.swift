@@ -5,7 +5,7 @@ import FoundationEssentials
 
 /// Numbers that trapped Int64 conversion before (found by FuzzJSON); each must parse without a crash.
 @Suite struct HostileNumberTests {
-    let url = URL(string: "https://idp.example/device")!
+    let url = HTTPURL(string: "https://idp.example/device")!
 
     func response(_ json: String) -> HTTPResponse {
         HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(json.utf8), url: url)
@@ -37,7 +37,7 @@ import FoundationEssentials
             Issue.record("expected a token")
             return
         }
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Timestamp(timeIntervalSince1970: 1_800_000_000)
         let expiry = try #require(t.token(at: now).expiresAt)
         #expect(expiry.timeIntervalSince(now) == 315_360_000)
     }

@@ -151,7 +151,7 @@ import LatchkeyJOSE
         let new = try TestIssuer(kid: "new")
         let rotated = Flag()
         let t = jwksServer { rotated.value ? [old, new] : [old] }
-        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         _ = try await v.verify(try old.sign(TestIssuer.claims(now: clock.now())))
         #expect(t.sent.count == 1)
@@ -178,7 +178,7 @@ import LatchkeyJOSE
         let k1 = try TestIssuer(kid: "key-1")
         let k2 = try TestIssuer(kid: "key-2")
         let t = FakeTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
-        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         _ = try await v.verify(try k2.sign(TestIssuer.claims(now: clock.now())))
         #expect(t.sent.count == 2)
@@ -187,7 +187,7 @@ import LatchkeyJOSE
     @Test func badClaimsNeverCauseAFetch() async throws {
         let idp = try TestIssuer()
         let t = jwksServer { [idp] }
-        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         let wrongAud = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", "x")]), kid: "unknown")
         await expectVerification(wrongAud, v) { if case .audience = $0 { return true }; return false }
@@ -203,7 +203,7 @@ import LatchkeyJOSE
 
         let idp = try TestIssuer()
         let t = jwksServer({ [idp] }, cacheControl: "max-age=300")
-        let keys = RemoteKeySet(url: URL(string: "https://idp.example/jwks")!, transport: t, time: clock)
+        let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         _ = try await keys.currentKeys()
         clock.advance(299)
         _ = try await keys.currentKeys()

@@ -6,7 +6,7 @@ import LatchkeyJOSE
 
 @Suite struct RemoteKeySetTests {
     let clock = VirtualClock()
-    let url = URL(string: "https://idp.example/jwks")!
+    let url = HTTPURL(string: "https://idp.example/jwks")!
 
     @Test func concurrentVerificationsShareOneFetch() async throws {
         let idp = try TestIssuer()

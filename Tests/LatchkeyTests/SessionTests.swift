@@ -208,7 +208,7 @@ import LatchkeyJOSE
 
     func revocationServer(status: @escaping @Sendable (FakeTransport.Sent) -> Int) -> FakeTransport {
         FakeTransport(clock: clock) { r, _ in
-            let sent = FakeTransport.Sent(request: r, at: Date())
+            let sent = FakeTransport.Sent(request: r, at: Timestamp.now())
             let code = status(sent)
             return code == 200 ? Reply.empty(200) : Reply.json(code, #"{"error":"invalid_client"}"#)
         }
@@ -264,7 +264,7 @@ import LatchkeyJOSE
     // MARK: Sign-in
 
     /// A whole provider: discovery, device endpoint, token endpoint issuing an ID token, JWKS.
-    func provider(_ idp: TestIssuer, idTokenClaims: @escaping @Sendable (Date) -> JSONObject) -> FakeTransport {
+    func provider(_ idp: TestIssuer, idTokenClaims: @escaping @Sendable (Timestamp) -> JSONObject) -> FakeTransport {
         let clock = self.clock
         return FakeTransport(clock: clock) { r, _ in
             switch r.url.path {
@@ -344,7 +344,7 @@ import LatchkeyJOSE
             guard case .authorizationURL(let url) = event else { return }
             let q = Dictionary(FormURLEncoding.decode(url.query ?? ""), uniquingKeysWith: { a, _ in a })
             nonceBox.value = q["nonce"]
-            let target = URL(string: q["redirect_uri"]! + "?code=c1&state=" + q["state"]!)!
+            let target = HTTPURL(string: q["redirect_uri"]! + "?code=c1&state=" + q["state"]!)!
             Task { _ = try? await HTTPClient(configuration: .init()).send(HTTPRequest(url: target, timeout: 5)) }
         }
         let saved = try await session(store, t).signIn(flow: .browser, timeout: 10, events: browser)

@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
 import LatchkeyJOSE
@@ -28,7 +29,7 @@ struct TestIssuer: Sendable {
     }
 
     /// Standard valid claims at `now`.
-    static func claims(now: Date, nonce: String? = nil, extra: [(String, JSONValue)] = []) -> JSONObject {
+    static func claims(now: Timestamp, nonce: String? = nil, extra: [(String, JSONValue)] = []) -> JSONObject {
         let t = Int64(now.timeIntervalSince1970)
         var o = JSONObject([("iss", .string(issuer)), ("sub", "user-1"), ("aud", .string(clientID)),
                             ("exp", .integer(t + 600)), ("iat", .integer(t))])

@@ -57,10 +57,10 @@ import LatchkeyHTTP
 
     @Test func refreshWithoutRefreshTokenKeepsOld() {
         let previous = Token(accessToken: "old", refreshToken: "rt-old", scope: "openid", idToken: "id-old")
-        let t = TokenResponse(accessToken: "new", expiresIn: 60).token(at: Date(timeIntervalSince1970: 0), previous: previous)
+        let t = TokenResponse(accessToken: "new", expiresIn: 60).token(at: Timestamp(timeIntervalSince1970: 0), previous: previous)
         #expect(t.refreshToken == "rt-old")
         #expect(t.idToken == "id-old")
-        #expect(t.expiresAt == Date(timeIntervalSince1970: 60))
+        #expect(t.expiresAt == Timestamp(timeIntervalSince1970: 60))
     }
 }
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import LatchkeyCrypto
 
@@ -180,12 +179,7 @@ public struct TokenFile: Sendable, Equatable {
         guard !profile.isEmpty, profile.utf8.count <= maximumProfileByteCount else {
             throw .invalidProfileName(profile)
         }
-        var plaintext: [UInt8]
-        do {
-            plaintext = Array(try payloadEncoder().encode(session))
-        } catch {
-            throw .corrupt(path: path, reason: "session cannot be encoded: \(error)")
-        }
+        var plaintext = StoredSessionPayload.encode(session)
         defer { plaintext.withUnsafeMutableBytes { Self.zeroize($0) } }
         guard plaintext.count <= maximumByteCount - 1024 else {
             throw .tooLarge(path: path, size: plaintext.count, limit: maximumByteCount - 1024)
@@ -206,14 +200,6 @@ public struct TokenFile: Sendable, Equatable {
         file.ciphertext = sealed.ciphertext
         file.tag = sealed.tag
         return file
-    }
-
-    /// Dates as seconds since 1970, so the payload does not depend on a date formatter.
-    /// `StoredSessionPayload.decode` reads what this writes.
-    static func payloadEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
     }
 }
 

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Latchkey
 import LatchkeyCrypto
 import LatchkeyJOSE
@@ -11,7 +11,7 @@ enum ProfilesCommand {
         var issuer: String?
         var clientID: String?
         var subject: String?
-        var expiresAt: Date?
+        var expiresAt: Timestamp?
         var signedIn = false
         var error: String?
     }

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
 
@@ -15,7 +15,7 @@ enum StatusCommand {
             storePaths = (store.tokenFilePath, store.lockFilePath, store.machineKeyPath)
             session = try store.loadTyped()
         }
-        let now = Date()
+        let now = Timestamp.now()
         if context.globals.json {
             context.console.outLine(json(access: access, settings: settings, session: session, paths: storePaths, now: now).jsonText)
         } else {
@@ -30,7 +30,7 @@ enum StatusCommand {
     }
 
     static func json(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                     paths: (tokens: String, lock: String, machineKey: String)?, now: Date) -> JSONValue {
+                     paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp) -> JSONValue {
         var o = JSONObject()
         o["profile"] = .string(access.profile)
         o["signed_in"] = .bool(session != nil)
@@ -57,7 +57,7 @@ enum StatusCommand {
     }
 
     static func human(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                      paths: (tokens: String, lock: String, machineKey: String)?, now: Date) -> String {
+                      paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp) -> String {
         var rows: [(String, String)] = [("profile", access.profile)]
         if let settings {
             rows.append(("issuer", session?.issuer ?? settings.client.issuer))

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
 
@@ -19,7 +19,7 @@ enum TokenCommand {
         guard let cached = try access.tokenStore(settings).loadTyped() else {
             throw CommandFailure.notSignedIn(profile: access.profile)
         }
-        guard !args.has("force-refresh"), cached.token.isValid(at: Date(), minTTL: minTTL) else { return nil }
+        guard !args.has("force-refresh"), cached.token.isValid(at: Timestamp.now(), minTTL: minTTL) else { return nil }
         context.console.out(render(cached.token, format: format))
         return 0
     }

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Glibc
 import Latchkey
 import LatchkeyJOSE
@@ -15,7 +15,7 @@ enum VerifyCommand {
         var audience: String?
         var algorithms: Set<JWSAlgorithm>
         var leeway: Int64
-        var at: Date?
+        var at: Timestamp?
         var timeCheck: Bool
     }
 
@@ -31,7 +31,7 @@ enum VerifyCommand {
             // Cheap checks first: a token with wrong claims never causes a JWKS fetch.
             try ClaimsValidator(issuer: request.issuer, audience: request.audience, leeway: request.leeway,
                                 skipTimeChecks: !request.timeCheck)
-                .validate(claims, header: jws.header, now: request.at ?? Date())
+                .validate(claims, header: jws.header, now: (request.at ?? Timestamp.now()).epochSeconds)
         } catch {
             throw CommandFailure.verification(error.description)
         }
@@ -70,7 +70,7 @@ enum VerifyCommand {
             guard !algorithms.isEmpty else { throw UsageError("--alg needs at least one algorithm", command: "verify") }
         }
         let leeway = Int64(try args.nonNegativeInteger("leeway", default: 60))
-        var at: Date?
+        var at: Timestamp?
         if let text = args.string("at") {
             guard let date = parseTime(text) else {
                 throw UsageError("--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
@@ -87,9 +87,9 @@ enum VerifyCommand {
     }
 
     /// RFC 3339, or whole epoch seconds.
-    static func parseTime(_ text: String) -> Date? {
+    static func parseTime(_ text: String) -> Timestamp? {
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Int64(text) {
-            return Date(timeIntervalSince1970: Double(seconds))
+            return Timestamp(timeIntervalSince1970: Double(seconds))
         }
         return RFC3339.parse(text)
     }
@@ -142,7 +142,7 @@ enum VerifyCommand {
                 }
                 url = uri
             }
-            guard let parsed = URL(string: url) else { throw UsageError("invalid JWKS URL '\(url)'", command: "verify") }
+            guard let parsed = HTTPURL(string: url) else { throw UsageError("invalid JWKS URL '\(url)'", command: "verify") }
             let keySet = RemoteKeySet(url: parsed, transport: transport, time: SystemTimeSource())
             do {
                 _ = try await keySet.verify(jws, allowed: algorithms)

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
 import Synchronization
@@ -106,7 +106,7 @@ final class LoginPresenter: Sendable {
         statusLine?.draw()
     }
 
-    private func showVerification(_ a: DeviceAuthorizationResponse, expiresAt: Date) {
+    private func showVerification(_ a: DeviceAuthorizationResponse, expiresAt: Timestamp) {
         var text = ""
         // The library accepted these URIs only as https (or http to loopback); what is shown is
         // still server text, so it is sanitised. The QR code encodes the exact, checked URI.

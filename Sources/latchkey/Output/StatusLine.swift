@@ -1,4 +1,4 @@
-import FoundationEssentials
+import LatchkeyHTTP
 import Synchronization
 
 /// The one line at the bottom of a terminal that is redrawn in place (`\r` + erase to end of
@@ -6,7 +6,7 @@ import Synchronization
 /// clears it first so lines never mix.
 final class StatusLine: Sendable {
     private struct State {
-        var deadline: Date?
+        var deadline: Timestamp?
         var note = ""
         var shown = false
     }
@@ -17,17 +17,17 @@ final class StatusLine: Sendable {
     init(console: Console) { self.console = console }
 
     /// Sets the deadline the countdown runs to.
-    func setDeadline(_ deadline: Date) { state.withLock { $0.deadline = deadline } }
+    func setDeadline(_ deadline: Timestamp) { state.withLock { $0.deadline = deadline } }
 
     /// Sets the short note after the countdown (e.g. "polling every 5 s").
     func setNote(_ note: String) { state.withLock { $0.note = note } }
 
     /// Redraws the line.
     func draw() {
-        let text: String? = state.withLock { s in
+        let text: String? = state.withLock { s -> String? in
             guard let deadline = s.deadline else { return nil }
             s.shown = true
-            let left = deadline.timeIntervalSinceNow
+            let left = deadline.timeIntervalSince(Timestamp.now())
             return "\r\u{1B}[K" + console.dim("Waiting for approval… \(DurationText.clock(left)) left"
                                               + (s.note.isEmpty ? "" : " · " + s.note))
         }

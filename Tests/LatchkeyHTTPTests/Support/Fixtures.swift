@@ -35,9 +35,9 @@ final class ScriptedServer: Sendable {
         host = urlHost ?? (tls == nil ? bind : "localhost")
     }
 
-    func url(_ path: String) -> URL {
+    func url(_ path: String) -> HTTPURL {
         let h = host.contains(":") ? "[\(host)]" : host
-        return URL(string: "\(scheme)://\(h):\(port)\(path)")!
+        return HTTPURL(string: "\(scheme)://\(h):\(port)\(path)")!
     }
 
     deinit { process.terminate() }

@@ -1,16 +1,13 @@
-import LatchkeyHTTP
-import FoundationEssentials
-
-/// RFC 3339 timestamps in UTC with whole seconds (`2026-01-01T12:00:00Z`), written and read without
-/// Foundation's formatters (FoundationEssentials has no ISO8601DateFormatter, and this is cheaper).
-enum RFC3339 {
+/// RFC 3339 timestamps in UTC with whole seconds (`2026-01-01T12:00:00Z`). With `HTTPDate` beside
+/// it, the one place where `Timestamp`s become text and back (both on `CivilDate`).
+public enum RFC3339 {
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ`, rounded down to the second.
-    static func format(_ date: Date) -> String {
-        format(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+    public static func format(_ date: Timestamp) -> String {
+        format(epochSeconds: date.epochSeconds)
     }
 
     /// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-    static func format(epochSeconds: Int64) -> String {
+    public static func format(epochSeconds: Int64) -> String {
         let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
         let secondOfDay = epochSeconds - days * 86_400
         let (year, month, day) = CivilDate.civilDate(daysSinceEpoch: days)
@@ -20,7 +17,7 @@ enum RFC3339 {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`, `z` and a space separator accepted,
     /// as RFC 3339 §5.6 allows); nil when malformed or out of range.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Timestamp? {
         let b = Array(text.utf8)
         guard b.count >= 20 else { return nil }
         func number(_ from: Int, _ count: Int) -> Int64? {
@@ -68,7 +65,7 @@ enum RFC3339 {
         // A leap second (:60) is read as the following second; Unix time has no room for it.
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return Timestamp(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

@@ -1,0 +1,72 @@
+import LatchkeyJOSE
+
+// The one codec for a client's configuration: the profile file is written and read with it
+// (the CLI adds only `key_source`), so a member added to `ClientConfiguration` cannot be written
+// and then silently dropped on read (the round-trip test enumerates them).
+extension ClientConfiguration {
+    /// The configuration as JSON, members in a stable order, unset ones left out.
+    public var json: JSONObject {
+        var o = JSONObject()
+        o["issuer"] = .string(issuer)
+        o["client_id"] = .string(clientID)
+        o["scopes"] = .array(scopes.map(JSONValue.string))
+        o["auth_method"] = .string(authMethod.rawValue)
+        o["pkce"] = .string(pkce.rawValue)
+        o.setIfPresent("redirect_uri", redirectURI)
+        if !endpoints.isEmpty { o["endpoints"] = .object(endpoints.json) }
+        o.setIfPresent("allowed_algorithms", allowedAlgorithms)
+        o["leeway"] = .seconds(leeway)
+        if !quirks.isEmpty { o["quirks"] = .object(quirks.json) }
+        return o
+    }
+
+    /// Reads a configuration; members that older files lack get their defaults.
+    public init(json: JSONObject) throws(DocumentError) {
+        let m = JSONMembers(json)
+        self.init(issuer: try m.requiredString("issuer"), clientID: try m.requiredString("client_id"))
+        if let scopes = try m.strings("scopes") { self.scopes = scopes }
+        if let method = try m.enumeration("auth_method", ClientAuthMethod.self) { authMethod = method }
+        if let mode = try m.enumeration("pkce", PKCEMode.self) { pkce = mode }
+        redirectURI = try m.string("redirect_uri")
+        if let e = try m.object("endpoints") { endpoints = try EndpointOverrides(members: e) }
+        allowedAlgorithms = try m.strings("allowed_algorithms")
+        if let l = try m.number("leeway") {
+            guard l >= 0 else { throw .invalid(member: "leeway", reason: "must be a number ≥ 0") }
+            leeway = l
+        }
+        if let q = try m.object("quirks") { quirks = try ProviderQuirks(members: q) }
+    }
+}
+
+extension EndpointOverrides {
+    /// Members named as in provider metadata.
+    static var members: [(name: String, path: WritableKeyPath<EndpointOverrides, String?>)] {
+        [("device_authorization_endpoint", \.deviceAuthorization), ("token_endpoint", \.token),
+         ("authorization_endpoint", \.authorization), ("revocation_endpoint", \.revocation), ("jwks_uri", \.jwksURI)]
+    }
+
+    /// The set overrides as JSON.
+    public var json: JSONObject {
+        var o = JSONObject()
+        for member in Self.members { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        return o
+    }
+
+    init(members m: JSONMembers) throws(DocumentError) {
+        self.init()
+        for member in Self.members { self[keyPath: member.path] = try m.string(member.name) }
+    }
+}
+
+extension ProviderQuirks {
+    /// The quirks switched on, as JSON.
+    public var json: JSONObject {
+        var o = JSONObject()
+        if entraTenantIssuer { o["entra_tenant_issuer"] = .bool(true) }
+        return o
+    }
+
+    init(members m: JSONMembers) throws(DocumentError) {
+        self.init(entraTenantIssuer: try m.bool("entra_tenant_issuer") ?? false)
+    }
+}
