@@ -7,9 +7,11 @@
 #   4. runs `swift test` with CI semantics (a missing requirement fails, never skips), then the
 #      unit suites once more under AddressSanitizer (Tests/asan-unit.sh),
 #   5. builds the fully static binary and runs it in a minimal root (device/),
-#   6. checks the systemd units with `systemd-analyze verify`,
+#   6. runs the acceptance suites of ../shared/acceptance against that static binary (issue 12;
+#      a missing or failing suite fails the run, never a skip under CI),
+#   7. checks the systemd units with `systemd-analyze verify`,
 # and always stops what it started. Env: LATCHKEY_SCRATCH (build dir, default <root>/.build),
-# LATCHKEY_TEST_FILTER (passed to `swift test --filter`), LATCHKEY_SKIP_DEVICE=1 (skip 5; not in CI),
+# LATCHKEY_TEST_FILTER (passed to `swift test --filter`), LATCHKEY_SKIP_DEVICE=1 (skip 5 and 6; not in CI),
 # LATCHKEY_SKIP_ASAN=1 (skip 4b; not in CI), LATCHKEY_UPDATE_DOCS=1 (write the fault table into docs/security.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,6 +126,7 @@ else
 fi
 
 # --- 5. static binary + minimal root ---------------------------------------------------------
+STATIC_BIN=""
 if [ "${LATCHKEY_SKIP_DEVICE:-0}" = 1 ] && [ "$CI" != true ]; then
   log "device checks skipped (LATCHKEY_SKIP_DEVICE=1)"
 else
@@ -138,7 +141,30 @@ else
   fi
 fi
 
-# --- 6. systemd units ------------------------------------------------------------------------
+# --- 6. acceptance suites (../shared/acceptance) ------------------------------------------------
+# The regression suites beside the checkout, run as-is against the binary that ships. Their venv
+# lives in the scratch folder so later runs reuse it. Our test IdP is stopped first: the suites
+# start their own servers and get the machine to themselves.
+ACCEPTANCE="$ROOT/../shared/acceptance/run-all.sh"
+if [ "${LATCHKEY_SKIP_DEVICE:-0}" = 1 ] && [ "$CI" != true ]; then
+  log "acceptance suites skipped (LATCHKEY_SKIP_DEVICE=1: no static binary)"
+elif [ ! -f "$ACCEPTANCE" ]; then
+  log "acceptance suites: $ACCEPTANCE not found"
+  if [ "$CI" = true ]; then failures+=("acceptance suites: $ACCEPTANCE missing")
+  else echo "SKIPPED (not CI): the acceptance suites need ../shared/acceptance beside the checkout"; fi
+elif [ -z "$STATIC_BIN" ]; then
+  failures+=("acceptance suites (no static binary to test)")
+else
+  "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1
+  log "acceptance suites ($ACCEPTANCE, against $STATIC_BIN)"
+  mkdir -p "$SCRATCH/acceptance-work"
+  ACCEPTANCE_WORK="$SCRATCH/acceptance-work" bash "$ACCEPTANCE" --project "$ROOT" "$STATIC_BIN" 2>&1 |
+    tee "$WORK/acceptance.log"
+  acceptance_status=${PIPESTATUS[0]}
+  [ "$acceptance_status" = 0 ] || failures+=("acceptance suites (exit $acceptance_status)")
+fi
+
+# --- 7. systemd units ------------------------------------------------------------------------
 log "systemd-analyze verify"
 units=("$ROOT"/device/systemd/*.service "$ROOT"/device/systemd/*.timer)
 # verify resolves ExecStart= binaries: point them at a real path through a temporary copy.
@@ -158,4 +184,5 @@ fi
 # Repeat the test runner's own closing lines (unit run, integration run) last, so they are what a
 # reader (or CI) sees at the end.
 grep -aE "Test run with [0-9]+ tests? " "$WORK/swift-test.log" | tail -n 7
+[ -f "$WORK/acceptance.log" ] && grep -aE "^== total: |^acceptance: " "$WORK/acceptance.log"
 ((${#failures[@]} == 0))

@@ -187,7 +187,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     static func isRetryable(_ e: HTTPError) -> Bool {
         switch e {
         case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
-        case .tlsFailure, .invalidURL, .cancelled: return false
+        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled: return false
         }
     }
 }

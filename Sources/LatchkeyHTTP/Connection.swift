@@ -1,12 +1,12 @@
 /// The blocking part of one exchange, run on a dedicated thread: connect (directly or through the proxy's
 /// CONNECT tunnel), TLS handshake, send, and read until the parser has a complete response.
 enum Connection {
+    /// `proxy` is the route's answer for `target` (HTTPClient decides it before anything is sent).
     static func perform(head: [UInt8], body: [UInt8], target: RequestTarget, method: String,
-                        caChain: CACertificateChain?, configuration: HTTPClient.Configuration,
+                        caChain: CACertificateChain?, proxy: ProxySettings?, configuration: HTTPClient.Configuration,
                         deadline: Deadline, timeout: Double,
                         cancellation: CancellationFlag) throws(HTTPError) -> HTTPResponseParser.Message {
         let connectDeadline = deadline.earlier(Deadline(secondsFromNow: configuration.connectTimeout))
-        let proxy = target.isTLS ? configuration.proxy.flatMap { $0.bypasses(host: target.host) ? nil : $0 } : nil
         let connectTimeout = min(configuration.connectTimeout, timeout)
         let socket: SocketConnection
         if let proxy {

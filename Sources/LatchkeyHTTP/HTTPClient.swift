@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 /// The default `HTTPTransport`: HTTP/1.1 over mbedTLS 2.28, one request per connection.
 ///
 /// TLS 1.2 or later, certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
@@ -54,6 +55,8 @@ public struct HTTPClient: HTTPTransport {
     /// One request/response on a fresh connection.
     private func exchange(_ request: HTTPRequest, deadline: Deadline) async throws(HTTPError) -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
+        // An unusable proxy variable fails here, before any connection: never silently direct.
+        let proxy = target.isTLS ? try configuration.proxyRoute.proxy(forHost: target.host) : nil
         let head = try HTTPRequestHead.serialize(request, target: target, userAgent: configuration.userAgent)
         let chain: CACertificateChain? = target.isTLS ? try caChain.checkOut() : nil
         defer { if let chain { caChain.checkIn(chain) } }
@@ -67,7 +70,7 @@ public struct HTTPClient: HTTPTransport {
             message = try await withTaskCancellationHandler {
                 try await DedicatedThread.run { () throws(HTTPError) -> HTTPResponseParser.Message in
                     try Connection.perform(head: head, body: request.body, target: target, method: request.method,
-                                           caChain: chain, configuration: configuration,
+                                           caChain: chain, proxy: proxy, configuration: configuration,
                                            deadline: deadline, timeout: request.timeout, cancellation: flag)
                 }
             } onCancel: {

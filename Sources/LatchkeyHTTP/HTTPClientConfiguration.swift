@@ -7,8 +7,8 @@ extension HTTPClient {
         public var caFile: String?
         /// Seconds allowed for the TCP connect (also bounded by the request's overall timeout).
         public var connectTimeout: Double
-        /// Proxy for `https://` requests; nil connects directly.
-        public var proxy: ProxySettings?
+        /// Where `https://` requests go: directly, through a proxy, or nowhere (an unusable proxy variable).
+        public var proxyRoute: ProxyRoute
         /// Response size limits.
         public var limits: HTTPResponseParser.Limits
         /// The `User-Agent` header.
@@ -16,24 +16,27 @@ extension HTTPClient {
         /// Verbose-mode log sink. Lines are already redacted (credentials, tokens, codes, secrets).
         public var logger: (@Sendable (String) -> Void)?
 
-        /// Makes a configuration. Use `fromEnvironment` to honour the CA and proxy variables.
+        /// Makes a configuration; `proxy` nil connects directly. Use `fromEnvironment` to honour the CA and
+        /// proxy variables.
         public init(caFile: String? = nil, connectTimeout: Double = 10, proxy: ProxySettings? = nil,
                     limits: HTTPResponseParser.Limits = .init(), userAgent: String = "latchkey/0.1",
                     logger: (@Sendable (String) -> Void)? = nil) {
             self.caFile = caFile
             self.connectTimeout = connectTimeout
-            self.proxy = proxy
+            self.proxyRoute = proxy.map(ProxyRoute.proxy) ?? .direct
             self.limits = limits
             self.userAgent = userAgent
             self.logger = logger
         }
 
-        /// A configuration from the environment: CA bundle via `resolveCAFile`, proxy via
-        /// `ProxySettings.fromEnvironment`.
+        /// A configuration from the environment: CA bundle via `resolveCAFile`, proxy route via
+        /// `ProxyRoute.fromEnvironment` (an unusable proxy variable fails the requests it covers).
         public static func fromEnvironment(_ environment: [String: String], caFile explicit: String? = nil,
                                            logger: (@Sendable (String) -> Void)? = nil) -> Configuration {
-            Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment),
-                          proxy: ProxySettings.fromEnvironment(environment), logger: logger)
+            var configuration = Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment),
+                                              logger: logger)
+            configuration.proxyRoute = ProxyRoute.fromEnvironment(environment)
+            return configuration
         }
     }
 

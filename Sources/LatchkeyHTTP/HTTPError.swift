@@ -15,6 +15,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case ioFailure(reason: String)
     /// The proxy refused or failed the CONNECT.
     case proxyFailure(reason: String)
+    /// The proxy variable (`HTTPS_PROXY` or `https_proxy`) names no proxy latchkey can use, so nothing
+    /// was sent: going direct instead would bypass a proxy the user requires.
+    case unusableProxy(variable: String, problem: ProxySettings.URLProblem)
     /// The response was malformed or exceeded a limit.
     case protocolViolation(reason: String)
     /// The task was cancelled.
@@ -29,6 +32,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let t): return "timed out after \(t) s"
         case .ioFailure(let r): return "connection failed: \(r)"
         case .proxyFailure(let r): return "proxy failure: \(r)"
+        case .unusableProxy(let v, let p): return "\(v) cannot be used: \(p); nothing was sent"
         case .protocolViolation(let r): return "malformed HTTP response: \(r)"
         case .cancelled: return "cancelled"
         }

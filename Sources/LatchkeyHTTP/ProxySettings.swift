@@ -21,53 +21,100 @@ public struct ProxySettings: Sendable, Equatable {
         self.noProxy = noProxy
     }
 
-    /// The proxy from the environment, or nil when none is set (or it is not an `http://` proxy URL).
-    /// The lowercase variables win over the uppercase ones, as in curl.
-    public static func fromEnvironment(_ environment: [String: String]) -> ProxySettings? {
-        guard let raw = nonEmpty(environment["https_proxy"]) ?? nonEmpty(environment["HTTPS_PROXY"]) else { return nil }
-        guard var proxy = parse(proxyURL: raw) else { return nil }
-        let noProxy = nonEmpty(environment["no_proxy"]) ?? nonEmpty(environment["NO_PROXY"]) ?? ""
-        proxy.noProxy = parse(noProxy: noProxy)
-        return proxy
+    /// The proxy from the environment, or nil when none is set. A variable that names no usable proxy
+    /// throws `HTTPError.unusableProxy` (see `ProxyRoute.fromEnvironment`, which also keeps `NO_PROXY`).
+    public static func fromEnvironment(_ environment: [String: String]) throws(HTTPError) -> ProxySettings? {
+        switch ProxyRoute.fromEnvironment(environment) {
+        case .direct: return nil
+        case .proxy(let proxy): return proxy
+        case .unusable(let error, _): throw error
+        }
     }
 
-    /// Parses `[http://][user[:password]@]host[:port][/]`; nil for other schemes or a missing host.
+    /// Parses `[http://][user[:password]@]host[:port][/]`; nil when `validated(proxyURL:)` refuses it.
     public static func parse(proxyURL: String) -> ProxySettings? {
+        try? validated(proxyURL: proxyURL)
+    }
+
+    /// Parses `[http://][user[:password]@]host[:port][/]`, or says why it is no proxy latchkey can use.
+    /// Like curl, anything after the host and port is ignored, unless it holds an `@`: then the user name
+    /// or password held an unencoded `/`, `?` or `#`, and what looks like the host is part of them.
+    public static func validated(proxyURL: String) throws(URLProblem) -> ProxySettings {
         var rest = Substring(proxyURL)
         if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
-            guard rest[..<colon].lowercased() == "http" else { return nil }
+            let scheme = rest[..<colon]
+            guard let first = scheme.first, first.isASCII, first.isLetter,
+                  scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+                throw .malformedScheme
+            }
+            guard scheme.lowercased() == "http" else { throw .unsupportedScheme(scheme.lowercased()) }
             rest = rest[rest.index(colon, offsetBy: 3)...]
         }
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        if let end = rest.firstIndex(where: { "/?#".contains($0) }) {
+            guard !rest[end...].contains("@") else { throw .unencodedCredentials }
+            rest = rest[..<end]
+        }
         var username: String?
         var password: String?
         if let at = rest.lastIndex(of: "@") {
             let userinfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             if let colon = userinfo.firstIndex(of: ":") {
-                username = FormURLEncoding.decodeComponent(userinfo[..<colon])
-                password = FormURLEncoding.decodeComponent(userinfo[userinfo.index(after: colon)...])
+                username = decodeUserinfo(userinfo[..<colon])
+                password = decodeUserinfo(userinfo[userinfo.index(after: colon)...])
             } else {
-                username = FormURLEncoding.decodeComponent(userinfo)
+                username = decodeUserinfo(userinfo)
             }
         }
         var host = rest
         var port = 1080
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
+            guard let close = rest.firstIndex(of: "]") else { throw .invalidHost }
             host = rest[rest.index(after: rest.startIndex)..<close]
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { throw .invalidHost }
             let after = rest[rest.index(after: close)...]
             if after.hasPrefix(":") {
-                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { return nil }
+                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw .invalidPort }
                 port = p
-            } else if !after.isEmpty { return nil }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let p = Int(rest[rest.index(after: colon)...]), (1...65535).contains(p) else { return nil }
-            port = p
+            } else if !after.isEmpty { throw .invalidHost }
+        } else {
+            if let colon = rest.lastIndex(of: ":") {
+                host = rest[..<colon]
+                guard let p = Int(rest[rest.index(after: colon)...]), (1...65535).contains(p) else { throw .invalidPort }
+                port = p
+            }
+            guard !host.isEmpty else { throw .missingHost }
+            guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else { throw .invalidHost }
         }
-        guard !host.isEmpty else { return nil }
         return ProxySettings(host: String(host), port: port, username: username, password: password)
+    }
+
+    /// Why a proxy URL cannot be used. The descriptions never quote the URL: it may hold a password.
+    public enum URLProblem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// A scheme other than `http` (`https`, `socks5`, …): latchkey speaks only plain-HTTP `CONNECT` to a proxy.
+        case unsupportedScheme(String)
+        /// Something before `://` that is no URL scheme.
+        case malformedScheme
+        /// No host name or address.
+        case missingHost
+        /// A host with characters no host name or address has, or a broken `[IPv6]`.
+        case invalidHost
+        /// A port that is not a number from 1 to 65535.
+        case invalidPort
+        /// An `@` after the host: a user name or password with an unencoded `/`, `?` or `#`.
+        case unencodedCredentials
+
+        public var description: String {
+            switch self {
+            case .unsupportedScheme(let s): return "unsupported proxy scheme \(s):// (only http:// proxies are supported)"
+            case .malformedScheme: return "malformed proxy URL scheme"
+            case .missingHost: return "no proxy host"
+            case .invalidHost: return "the proxy host is not a host name or address"
+            case .invalidPort: return "the proxy port is not a number from 1 to 65535"
+            case .unencodedCredentials:
+                return "the user name or password holds an unencoded '/', '?' or '#' (write them as %2F, %3F, %23)"
+            }
+        }
     }
 
     /// Splits a `NO_PROXY` value into normalized entries.
@@ -81,7 +128,10 @@ public struct ProxySettings: Sendable, Equatable {
     }
 
     /// Whether `host` is reached directly: `*`, an exact match, or a subdomain of an entry (curl's rules).
-    public func bypasses(host: String) -> Bool {
+    public func bypasses(host: String) -> Bool { Self.bypasses(host: host, noProxy: noProxy) }
+
+    /// Whether `host` is reached directly under the `NO_PROXY` entries `noProxy`.
+    static func bypasses(host: String, noProxy: [String]) -> Bool {
         var h = host.lowercased()
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h.hasSuffix(".") { h.removeLast() }
@@ -98,7 +148,12 @@ public struct ProxySettings: Sendable, Equatable {
         return "Basic " + Base64.encode(Array(credentials.utf8))
     }
 
-    private static func nonEmpty(_ s: String?) -> String? {
+    /// Percent-decodes a user name or password. `+` is a plus sign here, not a space as in forms.
+    private static func decodeUserinfo(_ s: Substring) -> String {
+        FormURLEncoding.decodeComponent(Substring(s.replacing("+", with: "%2B")))
+    }
+
+    static func nonEmpty(_ s: String?) -> String? {
         guard let s, !s.isEmpty else { return nil }
         return s
     }

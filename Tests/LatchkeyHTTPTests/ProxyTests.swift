@@ -29,7 +29,7 @@ import Testing
         let s = try await offPool { try Fixtures.tlsServer.get() }
         let proxy = try await offPool { try Self.startTinyproxy() }
         defer { proxy.process.terminate() }
-        let settings = try #require(ProxySettings.fromEnvironment(["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"]))
+        let settings = try #require(try ProxySettings.fromEnvironment(["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"]))
         let r = try await Fixtures.client(proxy: settings).send(HTTPRequest(url: s.url("/chunked"), timeout: 10))
         #expect(String(decoding: r.body, as: UTF8.self) == "hello chunked world")
         #expect(TestEnvironment.readFile(proxy.log).contains("CONNECT localhost:\(s.port)"))
@@ -40,7 +40,7 @@ import Testing
         let s = try await offPool { try Fixtures.tlsServer.get() }
         let proxy = try await offPool { try Self.startTinyproxy() }
         defer { proxy.process.terminate() }
-        let settings = try #require(ProxySettings.fromEnvironment(["https_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "example.org,localhost"]))
+        let settings = try #require(try ProxySettings.fromEnvironment(["https_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "example.org,localhost"]))
         let r = try await Fixtures.client(proxy: settings).send(HTTPRequest(url: s.url("/length"), timeout: 10))
         #expect(r.status == 200)
         #expect(!TestEnvironment.readFile(proxy.log).contains("CONNECT localhost"))

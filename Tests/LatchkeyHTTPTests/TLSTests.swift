@@ -55,15 +55,13 @@ import Testing
     @Test func tls11OnlyServerRefused() async throws {
         guard ready() else { return }
         // Debian's OpenSSL needs SECLEVEL=0 to offer TLS 1.1 at all.
-        let (server, port) = try await offPool { () throws -> (SpawnedProcess, Int) in
+        // The server binds its own port and says when it listens (OpenSSLServer): no port race.
+        let server = try await offPool { () throws -> OpenSSLServer in
             let (cert, key) = try Fixtures.pki.get().cert("localhost")
-            let port = TestEnvironment.freePort()
-            let server = try SpawnedProcess(["openssl", "s_server", "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0",
-                                             "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-www", "-quiet"])
-            guard TestEnvironment.waitForPort(port, timeout: 10) else { throw SpawnError.failed("s_server did not start") }
-            return (server, port)
+            return try OpenSSLServer(["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0", "-cert", cert, "-key", key, "-www"])
         }
-        defer { server.terminate() }
+        defer { server.process.terminate() }
+        let port = server.port
         // Proof the server is up and really speaks TLS 1.1 (so the failure below is about the version).
         let probe = try await offPool { try SpawnedProcess.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_1",
                                                                "-cipher", "DEFAULT@SECLEVEL=0", "-brief"], stdinEmpty: true) }
