@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layering, bottom up: CMbedTLS → LatchkeyCrypto → LatchkeyHTTP → LatchkeyJOSE → Latchkey → latchkey.
+// Layering, bottom up: CMbedTLS → LatchkeyCrypto → LatchkeyHTTP / LatchkeyJOSE → Latchkey → latchkey;
+// LatchkeyFoundationCompat sits beside the CLI, over Latchkey, and is the only module importing Foundation.
 // A lower module never imports a higher one (docs/architecture.md).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
@@ -10,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        // Foundation conveniences (URL, Date, Data) for library users; never linked into the CLI.
+        .library(name: "LatchkeyFoundationCompat", targets: ["LatchkeyFoundationCompat"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .executable(name: "latchkey-bench", targets: ["LatchkeyBench"]),
     ],
@@ -20,6 +23,12 @@ let package = Package(
         .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: strict),
         .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: strict),
+        // The only module that imports Foundation (docs/architecture.md).
+        .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
+        // A program that signs in with the library using Foundation types; built in CI, not shipped.
+        .executableTarget(name: "latchkey-example-foundation",
+                          dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyFoundationCompat"],
+                          path: "Tests/Examples/SignInWithFoundation", swiftSettings: strict),
 
         // Benchmarks: release builds only give meaningful figures (docs/performance.md).
         .executableTarget(name: "LatchkeyBench", dependencies: ["CMbedTLS", "LatchkeyCrypto", "LatchkeyJOSE", "Latchkey"],
@@ -40,6 +49,8 @@ let package = Package(
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
+                    swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
         .testTarget(name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).

@@ -149,4 +149,4 @@ final class SocketConnection {
     }
 }
 
-func errnoText() -> String { String(cString: strerror(errno)) }
+func errnoText() -> String { ErrnoText.describe(errno) }

@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,15 +72,5 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Human text for an errno, with the cases users meet spelled plainly.
-    static func errnoText(_ code: Int32) -> String {
-        switch code {
-        case ENOSPC: return "disk full"
-        case EDQUOT: return "disk quota exceeded"
-        case EROFS: return "read-only file system"
-        case EACCES, EPERM: return "permission denied"
-        default:
-            if let text = strerror(code) { return String(cString: text) + " (errno \(code))" }
-            return "errno \(code)"
-        }
-    }
+    static func errnoText(_ code: Int32) -> String { ErrnoText.describe(code) }
 }

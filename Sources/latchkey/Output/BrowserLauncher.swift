@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import Glibc
 
 /// `--open`: starts `xdg-open URL` without waiting for it and without a shell. Failure only earns

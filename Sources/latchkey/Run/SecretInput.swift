@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import Glibc
 import Latchkey
 import LatchkeyCrypto
