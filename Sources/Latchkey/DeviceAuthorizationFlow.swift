@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// The device authorization grant (RFC 8628): request a code, show it, poll until the user decides.
 ///
 /// Polling rules (overview.md, providers.md): the interval is measured from when the previous
-/// response *arrived*; `slow_down` adds 5 s or adopts the server's new `interval`; pending and
+/// response *arrived*; `slow_down` adopts the server's new `interval` when it is larger, else adds 5 s; pending and
 /// slow_down are recognised by the `error` member whatever the HTTP status (GitHub 200, Auth0 403/429);
 /// the `expires_in` deadline is enforced client-side; network errors and 5xx are retried with backoff
 /// until the deadline.
@@ -157,9 +157,13 @@ public struct DeviceAuthorizationFlow: Sendable {
                 events(.pending(nextPollIn: Int(wait.rounded(.up))))
             case .error(.server(code: "slow_down", _, _)):
                 failures = 0
-                // GitHub sends the new interval; otherwise RFC 8628 §3.5 says add 5 seconds.
-                if let serverInterval = ResponseBody.object(response)?.lenientInt("interval"), serverInterval > 0 {
-                    interval = max(Double(min(serverInterval, DeviceAuthorizationResponse.maxInterval)), interval)
+                // RFC 8628 §3.5: the interval MUST grow by 5 s. GitHub sends its new interval instead, which
+                // is adopted when it is larger; an echo of the current one, or a smaller one, would keep the
+                // client at the rate it was told to leave, so it is +5 s then too.
+                let serverInterval = ResponseBody.object(response)?.lenientInt("interval")
+                    .map { Double(min($0, DeviceAuthorizationResponse.maxInterval)) }
+                if let serverInterval, serverInterval > interval {
+                    interval = serverInterval
                 } else {
                     interval += 5
                 }

@@ -16,6 +16,8 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case expired(exp: Int64, now: Int64)
     /// `iat` minus leeway is in the future (or the token is older than allowed).
     case issuedAt(iat: Int64, now: Int64)
+    /// `nbf` minus leeway is in the future: the token is not valid yet.
+    case notYetValid(nbf: Int64, now: Int64)
     /// `nonce` differs from (or lacks) the one sent.
     case nonceMismatch
     /// `at_hash` does not match the access token.
@@ -35,6 +37,7 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .authorizedParty(let e, let g): return "expected azp \"\(e)\" got " + (g.map { "\"\($0)\"" } ?? "none")
         case .expired(let exp, let now): return "ID token expired at \(exp) (now \(now))"
         case .issuedAt(let iat, let now): return "ID token iat \(iat) is not acceptable (now \(now))"
+        case .notYetValid(let nbf, let now): return "ID token is not valid before nbf \(nbf) (now \(now))"
         case .nonceMismatch: return "ID token nonce does not match the one sent"
         case .accessTokenHashMismatch: return "ID token at_hash does not match the access token"
         case .noAllowedAlgorithm(let adv): return "no allowed signing algorithm among those advertised (\(adv.joined(separator: ", ")))"

@@ -126,6 +126,10 @@ public struct IDTokenVerifier: Sendable {
             let nowSeconds = Int64(now.rounded(.down))
             guard Double(exp) + c.leeway > now else { throw .verification(.expired(exp: exp, now: nowSeconds)) }
             guard Double(iat) - c.leeway <= now else { throw .verification(.issuedAt(iat: iat, now: nowSeconds)) }
+            // RFC 7519 §4.1.5: a JWT must not be accepted before its nbf (OIDC does not require the claim).
+            if let nbf = claims.notBefore, Double(nbf) - c.leeway > now {
+                throw .verification(.notYetValid(nbf: nbf, now: nowSeconds))
+            }
             if let maxAge = c.maxAge, now - Double(iat) > maxAge + c.leeway {
                 throw .verification(.issuedAt(iat: iat, now: nowSeconds))
             }
@@ -142,16 +146,41 @@ public struct IDTokenVerifier: Sendable {
         }
     }
 
-    /// OIDC Core §12.2: a refreshed ID token must keep `iss`, `sub` and `aud` of the previous one.
+    /// OIDC Core §12.2: an ID token from a refresh must keep the original's `iss`, `sub`, `aud` and
+    /// `azp` (an absent `azp` stays absent); its `iat` is when it was issued, so it cannot precede the
+    /// original's; and its `auth_time` must not precede the original's (see below for why not "equal").
+    /// `previous` holds the claims of the last verified ID token, which passed this same check, so
+    /// they are the original sign-in's. Called after `verify` (which checked signature, time and
+    /// audience) by `Refresher.refresh`.
     public static func checkRefresh(_ new: VerifiedIDToken, previous: JWTClaims) throws(LatchkeyError) {
-        let pairs: [(String, String, String)] = [
-            ("iss", previous.issuer ?? "", new.claims.issuer ?? ""),
-            ("sub", previous.subject ?? "", new.claims.subject ?? ""),
-            ("aud", previous.audience.joined(separator: " "), new.claims.audience.joined(separator: " ")),
-        ]
-        for (name, expected, got) in pairs where expected != got {
-            throw .verification(.refreshMismatch(claim: name, expected: expected, got: got))
+        let got = new.claims
+        func refused(_ claim: String, _ expected: String, _ found: String) -> LatchkeyError {
+            .verification(.refreshMismatch(claim: claim, expected: expected, got: found))
         }
+        guard got.issuer == previous.issuer else { throw refused("iss", previous.issuer ?? "none", got.issuer ?? "none") }
+        guard got.subject == previous.subject else { throw refused("sub", previous.subject ?? "none", got.subject ?? "none") }
+        // RFC 7519 §4.1.3: `aud` names a set of recipients, a lone string being a set of one. Compared as
+        // sets, never as joined text, where ["a b"] and ["a", "b"] would look the same.
+        guard Set(got.audience) == Set(previous.audience) else {
+            throw refused("aud", audienceList(previous.audience), audienceList(got.audience))
+        }
+        guard got.authorizedParty == previous.authorizedParty else {
+            throw refused("azp", previous.authorizedParty ?? "none", got.authorizedParty ?? "none")
+        }
+        if let before = previous.issuedAt, let now = got.issuedAt, now < before {
+            throw refused("iat", "at least \(before)", String(now))
+        }
+        // §12.2 wants the original authentication's time. An earlier one names an authentication before
+        // the session began, which no refresh of this session can carry: refused. A later one is
+        // tolerated: Keycloak reports the SSO session's latest authentication after a re-login, and
+        // the acceptance suite's "rfc" provider stamps every ID token with the time it is issued.
+        if let authTime = got.authTime, let original = previous.authTime, authTime < original {
+            throw refused("auth_time", "at least \(original)", String(authTime))
+        }
+    }
+
+    private static func audienceList(_ audience: [String]) -> String {
+        audience.isEmpty ? "none" : "[" + audience.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
     }
 }
 

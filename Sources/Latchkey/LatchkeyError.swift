@@ -9,8 +9,10 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case reauthenticationRequired(reason: String)
     /// The user or the server refused (`access_denied`, `authorization_declined`) (exit 4).
     case denied(code: String, description: String?)
-    /// The device code or the wait expired (`expired_token`, the `expires_in` deadline) (exit 5).
-    case expired(reason: String)
+    /// The device code or the wait expired (exit 5): the server said so (`oauthCode` is its code:
+    /// `expired_token`, or `invalid_grant` for a code no longer usable), or the `expires_in` deadline
+    /// passed (`oauthCode` nil).
+    case expired(reason: String, oauthCode: String? = nil)
     /// The caller's own `timeout` passed (exit 5).
     case timedOut(seconds: Double)
     /// DNS, connect, TLS, I/O or proxy failure (exit 6).
@@ -51,7 +53,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .notSignedIn: return "not_signed_in"
         case .reauthenticationRequired: return "reauthentication_required"
         case .denied(let code, _): return code
-        case .expired: return "expired_token"
+        case .expired(_, let oauthCode): return oauthCode ?? "expired_token"
         case .timedOut: return "timed_out"
         case .network(let e): return e == .cancelled ? "cancelled" : (isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation: return "protocol_violation"
@@ -70,7 +72,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .notSignedIn: return "not signed in"
         case .reauthenticationRequired(let r): return "sign-in needed again: \(r)"
         case .denied(let code, let d): return "authorization denied (\(code))" + (d.map { ": \($0)" } ?? "")
-        case .expired(let r): return "expired: \(r)"
+        case .expired(let r, _): return "expired: \(r)"
         case .timedOut(let s): return "gave up waiting after \(LatchkeyError.seconds(s)) s"
         case .network(let e): return e.description
         case .protocolViolation(let r): return "protocol error: \(r)"

@@ -5,7 +5,7 @@ import LatchkeyJOSE
 public struct TokenResponse: Sendable, Equatable {
     /// The access token. Secret.
     public var accessToken: String
-    /// `Bearer` or `DPoP`, normalised (providers send `bearer` too).
+    /// `Bearer`, normalised (providers send `bearer` too); `parse` refuses any other type.
     public var tokenType: String
     /// A new refresh token, when issued (rotation).
     public var refreshToken: String?
@@ -59,17 +59,28 @@ public struct TokenResponse: Sendable, Equatable {
         guard let access = object.string("access_token"), !access.isEmpty else {
             return .error(.malformedResponse("token response has no access_token"))
         }
-        let rawType = object.string("token_type") ?? "Bearer"
-        let type: String
-        switch rawType.lowercased() {
-        case "bearer": type = "Bearer"
-        case "dpop": type = "DPoP"
-        default: type = rawType
+        guard TokenCharacters.areVSCHAR(access) else {
+            return .error(.malformedResponse("access_token has characters outside RFC 6749's VSCHAR (%x20-7E)"))
+        }
+        // RFC 6749 §7.1: a client must not use a token whose type it does not understand. Only Bearer
+        // (RFC 6750, any case: Glewlwyd and GitHub send `bearer`) is understood; DPoP needs proofs this
+        // client does not make yet. A missing token_type is taken as Bearer, as providers omit it.
+        let type = "Bearer"
+        switch object["token_type"] {
+        case nil, .null?: break
+        case .string(let raw)? where raw.lowercased() == "bearer": break
+        case .string(let raw)?:
+            return .error(.malformedResponse("token_type \"\(raw)\" is not supported: expected Bearer"))
+        default:
+            return .error(.malformedResponse("token_type is not a string"))
         }
         if object["expires_in"] != nil && object.lenientInt("expires_in") == nil {
             return .error(.malformedResponse("expires_in is not a number"))
         }
         let refresh = object.string("refresh_token").flatMap { $0.isEmpty ? nil : $0 }
+        if let refresh, !TokenCharacters.areVSCHAR(refresh) {
+            return .error(.malformedResponse("refresh_token has characters outside RFC 6749's VSCHAR (%x20-7E)"))
+        }
         let idToken = object.string("id_token").flatMap { $0.isEmpty ? nil : $0 }
         return .token(TokenResponse(accessToken: access, tokenType: type, refreshToken: refresh,
                                     expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),

@@ -21,6 +21,8 @@ public struct JWTClaims: Sendable {
     public let authorizedParty: String?
     /// `at_hash` (OIDC access-token hash).
     public let accessTokenHash: String?
+    /// `auth_time` (OIDC): when the user authenticated, seconds since the epoch.
+    public let authTime: Int64?
 
     /// Parses a payload that must be a JSON object with well-typed registered claims.
     public init(payload: [UInt8]) throws(JOSEError) {
@@ -52,6 +54,7 @@ public struct JWTClaims: Sendable {
         expiresAt = try date("exp")
         notBefore = try date("nbf")
         issuedAt = try date("iat")
+        authTime = try date("auth_time")
         switch json["aud"] {
         case nil: audience = []
         case .string(let s)?: audience = [s]

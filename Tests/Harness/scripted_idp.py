@@ -73,6 +73,9 @@ SCENARIOS: dict[str, dict] = {
     "issuer-mismatch": dict(issuer_suffix="/other"),
     "id-token-wrong-audience": dict(id_token_aud="someone-else"),
     "id-token-expired": dict(id_token_exp_offset=-3600),
+    # --- hostile answers (issue 12) ---
+    "access-token-crlf": dict(access_token_suffix="\r\nX-Injected: 1"),
+    "invalid-grant-while-polling": dict(outcome="invalid-grant"),
     # --- faults (issue 9); where they hit is --fault-on, how often --fault-count ---
     "drop-mid-response": dict(fault="drop"),
     "stall-forever": dict(fault="stall"),
@@ -391,7 +394,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _tokens(self, grant: dict, with_id_token: bool, on_refresh: bool = False) -> dict:
         st, k = self.state, self.state.k
-        access = secrets.token_urlsafe(32)
+        access = secrets.token_urlsafe(32) + k.get("access_token_suffix", "")
         refresh = secrets.token_urlsafe(32)
         with st.lock:
             st.refresh_tokens[refresh] = grant
@@ -493,6 +496,8 @@ class Handler(BaseHTTPRequestHandler):
             return finish(400, k.get("deny_error", "access_denied"), "denied", body_extra=body_extra)
         if outcome == "expire":
             return finish(400, "expired_token", "expired_token")
+        if outcome == "invalid-grant":
+            return finish(400, "invalid_grant", "invalid_grant")
         with st.lock:
             if dev.get("used"):
                 reused = True

@@ -101,6 +101,30 @@ final class PollScript: @unchecked Sendable {
         #expect(pollGaps(t) == [5, 5, 13])
     }
 
+    /// RFC 8628 §3.5: slow_down means "increase the interval by 5 s". A server that echoes the current
+    /// interval, or names a smaller one, must not keep the client at the rate it was told to leave.
+    @Test(arguments: [5, 2, 0, -1])
+    func slowDownWithAnIntervalNotLargerStillAddsFiveSeconds(serverInterval: Int) async throws {
+        let t = PollScript([Reply.json(400, #"{"error":"slow_down","interval":\#(serverInterval)}"#),
+                            Reply.json(400, #"{"error":"slow_down","interval":"\#(serverInterval)"}"#),
+                            Self.token]).transport(clock: clock)
+        let events = EventLog()
+        _ = try await flow(t).run(events: events.record)
+        #expect(pollGaps(t) == [5, 10, 15])
+        #expect(events.slowDowns == [10, 15])
+    }
+
+    @Test func slowDownAdoptsALargerIntervalThenKeepsGrowing() async throws {
+        // GitHub: the new interval is adopted; a later slow_down echoing it still adds 5 s.
+        let t = PollScript([Reply.json(200, #"{"error":"slow_down","interval":7}"#),
+                            Reply.json(200, #"{"error":"slow_down","interval":7}"#),
+                            Self.token]).transport(clock: clock)
+        let events = EventLog()
+        _ = try await flow(t).run(events: events.record)
+        #expect(pollGaps(t) == [5, 7, 12])
+        #expect(events.slowDowns == [7, 12])
+    }
+
     @Test func everyRequestAsksForJSONAndPublicClientSendsClientIDInBody() async throws {
         let t = PollScript([Self.token]).transport(clock: clock)
         _ = try await flow(t).run()
@@ -141,6 +165,18 @@ final class PollScript: @unchecked Sendable {
     @Test func auth0InvalidGrantAfterExpiryEndsWithExpired() async {
         let t = PollScript([Reply.json(403, #"{"error":"invalid_grant"}"#)]).transport(clock: clock)
         await expectError(exitCode: 5) { try await flow(t).run() }
+    }
+
+    /// cli.md: the error event's `error` is the server's OAuth code. `invalid_grant` while polling
+    /// still ends the wait (exit 5) but is reported as what the server said.
+    @Test func invalidGrantWhilePollingIsReportedAsInvalidGrant() async {
+        let t = PollScript([Self.pending, Reply.json(400, #"{"error":"invalid_grant","error_description":"code used"}"#)]).transport(clock: clock)
+        await expectError(exitCode: 5, code: "invalid_grant") { try await flow(t).run() }
+        // The server's own expired_token, and the client-side deadline, stay expired_token.
+        let expired = PollScript([Reply.json(400, #"{"error":"expired_token"}"#)]).transport(clock: clock)
+        await expectError(exitCode: 5, code: "expired_token") { try await flow(expired).run() }
+        let forever = PollScript([Self.pending]).transport(clock: clock)
+        await expectError(exitCode: 5, code: "expired_token") { try await flow(forever).run() }
     }
 
     @Test func accessDeniedEndsWithDenied() async {

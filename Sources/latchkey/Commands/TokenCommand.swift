@@ -20,7 +20,7 @@ enum TokenCommand {
             throw CommandFailure.notSignedIn(profile: access.profile)
         }
         guard !args.has("force-refresh"), cached.token.isValid(at: Timestamp.now(), minTTL: minTTL) else { return nil }
-        context.console.out(render(cached.token, format: format))
+        context.console.out(render(try printable(cached.token), format: format))
         return 0
     }
 
@@ -37,8 +37,23 @@ enum TokenCommand {
         let token = try await TerminationSignals.startWatching().run {
             try await session.validToken(minTTL: minTTL, forceRefresh: force)
         }
-        context.console.out(render(token, format: format))
+        context.console.out(render(try printable(token), format: format))
         return 0
+    }
+
+    /// `token` when it is safe to print, else exit 7. The library already refuses such tokens from a
+    /// server (`TokenResponse.parse`); this also covers a file saved before that check, or by another
+    /// program using the library: an access token with CR LF would print as extra header lines, one
+    /// with ESC would drive the terminal, and the type is printed verbatim in `--format header`.
+    static func printable(_ token: Token) throws -> Token {
+        guard !token.accessToken.isEmpty, TokenCharacters.areVSCHAR(token.accessToken),
+              token.tokenType == "Bearer" || token.tokenType == "DPoP" else {
+            // The message never quotes the token: it is a secret, and it is what cannot be printed.
+            throw CommandFailure(exitCode: 7, code: "protocol_violation",
+                                 message: "the stored access token is not a valid OAuth token (RFC 6749 VSCHAR, type Bearer); not printing it",
+                                 hint: "run `latchkey login` to get a new one")
+        }
+        return token
     }
 
     /// The output for `format`, ending in a newline.
