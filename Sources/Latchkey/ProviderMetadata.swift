@@ -1,3 +1,5 @@
+import LatchkeyJOSE
+
 /// Authorization-server metadata (OIDC Discovery 1.0 §3 / RFC 8414 §2), the part Latchkey uses.
 /// Kept in the token file so a refresh needs no discovery.
 public struct ProviderMetadata: Sendable, Equatable, Codable {
@@ -31,7 +33,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"
         case tokenEndpoint = "token_endpoint"
@@ -45,5 +47,33 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         case grantTypesSupported = "grant_types_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+    }
+}
+
+extension ProviderMetadata {
+    /// The standard member names this type reads (OIDC Discovery §3 / RFC 8414 §2).
+    public static let memberNames: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
+
+    /// The metadata as a JSON object with the standard member names; absent members left out.
+    public var json: JSONObject {
+        var o = JSONObject()
+        o["issuer"] = .string(issuer)
+        func put(_ key: CodingKeys, _ value: String?) { if let value { o[key.rawValue] = .string(value) } }
+        func put(_ key: CodingKeys, _ value: [String]?) { if let value { o[key.rawValue] = .array(value.map(JSONValue.string)) } }
+        put(.authorizationEndpoint, authorizationEndpoint)
+        put(.tokenEndpoint, tokenEndpoint)
+        put(.deviceAuthorizationEndpoint, deviceAuthorizationEndpoint)
+        put(.revocationEndpoint, revocationEndpoint)
+        put(.jwksURI, jwksURI)
+        put(.userinfoEndpoint, userinfoEndpoint)
+        put(.idTokenSigningAlgValuesSupported, idTokenSigningAlgValuesSupported)
+        put(.codeChallengeMethodsSupported, codeChallengeMethodsSupported)
+        put(.scopesSupported, scopesSupported)
+        put(.grantTypesSupported, grantTypesSupported)
+        put(.tokenEndpointAuthMethodsSupported, tokenEndpointAuthMethodsSupported)
+        if let b = authorizationResponseIssParameterSupported {
+            o[CodingKeys.authorizationResponseIssParameterSupported.rawValue] = .bool(b)
+        }
+        return o
     }
 }
