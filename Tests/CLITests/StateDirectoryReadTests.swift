@@ -41,6 +41,8 @@ struct StateDirectoryReadProcessTests {
                 #expect(!result.stdoutText.contains("access-token-1"), "\(result)")
                 #expect(result.stderrText.contains(path), "\(result)")
                 expectErrorLines(result)
+                // The fix is chmod, not removing the profile.
+                #expect(result.stderrText.contains("700") && !result.stderrText.contains("remove the file"), "\(result)")
             }
         }
     }
