@@ -34,7 +34,7 @@ struct FailureReport: Sendable {
             // A folder or file with unsafe permissions is fixed with chmod/chown, not by removing it.
             let hint: String
             switch profile {
-            case .storage(let store as TokenStoreError) where FailureReport.isPermissionProblem(store):
+            case .storage(let store) where FailureReport.isPermissionProblem(store):
                 hint = FailureReport.storageHint(store)
             default: hint = "fix or remove the file, then run `latchkey login` again"
             }
