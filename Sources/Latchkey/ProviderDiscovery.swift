@@ -9,6 +9,14 @@ public enum ProviderDiscovery {
     public static func discover(issuer: String, transport: any HTTPTransport,
                                 overrides: EndpointOverrides = EndpointOverrides(),
                                 quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> ProviderMetadata {
+        try await discoverDocument(issuer: issuer, transport: transport, overrides: overrides, quirks: quirks).metadata
+    }
+
+    /// `discover`, also keeping the provider's whole document (the validated object it came from),
+    /// so a caller can show every member the provider sent, not only those latchkey uses.
+    public static func discoverDocument(issuer: String, transport: any HTTPTransport,
+                                        overrides: EndpointOverrides = EndpointOverrides(),
+                                        quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> DiscoveredProvider {
         guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
             throw .configuration("issuer \(issuer) must be an https URL without query or fragment (http only for loopback)")
         }
@@ -26,11 +34,12 @@ public enum ProviderDiscovery {
             }
             // A document that parses but names another issuer is an attack or a misconfiguration: stop.
             let metadata = try parse(object, expectedIssuer: issuer, quirks: quirks)
-            return try validated(overrides.applied(to: metadata))
+            return DiscoveredProvider(metadata: try validated(overrides.applied(to: metadata)), document: object)
         }
         // Overrides alone can carry a provider without any metadata (token endpoint given explicitly).
         if overrides.token != nil {
-            return try validated(overrides.applied(to: ProviderMetadata(issuer: issuer)))
+            return DiscoveredProvider(metadata: try validated(overrides.applied(to: ProviderMetadata(issuer: issuer))),
+                                      document: JSONObject())
         }
         throw lastError
     }

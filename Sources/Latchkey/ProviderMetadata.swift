@@ -33,9 +33,6 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
 
-    /// Every other member the provider sent, as validated JSON (`end_session_endpoint`,
-    /// `response_types_supported`, …): printed by `discover`, not kept in the token file.
-    public var otherMembers = JSONObject()
 }
 
 // The one codec for provider metadata: its member table serves discovery, the token file and
@@ -58,12 +55,12 @@ extension ProviderMetadata {
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
         [("authorization_response_iss_parameter_supported", \.authorizationResponseIssParameterSupported)]
     }
-    /// Every member name Latchkey models.
-    static var modelledNames: [String] {
+    /// Every member name Latchkey models (the rest of a provider's document is `DiscoveredProvider`'s).
+    public static var memberNames: [String] {
         ["issuer"] + stringMembers.map(\.name) + listMembers.map(\.name) + flagMembers.map(\.name)
     }
 
-    /// Reads metadata, every modelled member type-checked; the rest goes to `otherMembers`.
+    /// Reads metadata, every modelled member type-checked; other members are ignored.
     /// `lenient` (what providers send): a modelled member of the wrong type counts as absent and
     /// non-strings in a list are skipped, as discovery always tolerated; strict for Latchkey's own files.
     public init(json: JSONObject, lenient: Bool = false) throws(DocumentError) {
@@ -78,19 +75,15 @@ extension ProviderMetadata {
         for member in Self.flagMembers {
             self[keyPath: member.path] = lenient ? json[member.name]?.boolValue : try m.bool(member.name)
         }
-        let modelled = Self.modelledNames
-        for (key, value) in json where !modelled.contains(key) { otherMembers[key] = value }
     }
 
-    /// The metadata as JSON: modelled members in table order (unset ones left out), then, with
-    /// `includingOther`, the other members as the provider sent them.
-    public func json(includingOther: Bool = true) -> JSONObject {
+    /// The metadata as JSON: modelled members in table order, unset ones left out.
+    public var json: JSONObject {
         var o = JSONObject()
         o["issuer"] = .string(issuer)
         for member in Self.stringMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         for member in Self.listMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         for member in Self.flagMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
-        if includingOther { for (key, value) in otherMembers where o[key] == nil { o[key] = value } }
         return o
     }
 }

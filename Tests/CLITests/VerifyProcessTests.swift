@@ -58,7 +58,9 @@ struct VerifyProcessTests {
                 let result = try cli.run(["verify", "--jwks", jwks] + extra + [token])
                 #expect(result.exitCode == 8, "\(extra): \(result)")
                 #expect(result.stdout.isEmpty)
-                #expect(result.stderrText.hasPrefix("latchkey: token verification failed: "), "\(result.stderrText)")
+                // After the warnings (token on argv; no --audience) comes the error line.
+                let error = result.stderrText.split(separator: "\n").first { !$0.hasPrefix("latchkey: warning: ") }
+                #expect(error?.hasPrefix("latchkey: token verification failed: ") == true, "\(result.stderrText)")
             }
         }
     }
@@ -86,6 +88,58 @@ struct VerifyProcessTests {
             #expect(try cli.run(["verify", "--jwks", bad, token]).exitCode == 8)
             #expect(try cli.run(["verify", "--jwks", jwks, "--alg", "ES256,HS256", token]).exitCode == 2)
             #expect(try cli.run(["verify", "--jwks", jwks, "--alg", "ES256,RS256", token]).exitCode == 0)
+        }
+    }
+
+    /// The stderr lines that are warnings.
+    func warnings(_ result: ProcessResult) -> [String] {
+        result.stderrText.split(separator: "\n").map(String.init).filter { $0.hasPrefix("latchkey: warning: ") }
+    }
+
+    /// A token on the command line can be read by every local user (`ps`, /proc/PID/cmdline):
+    /// one warning line that points to stdin. The result and the exit code do not change.
+    @Test func tokenOnTheCommandLineWarnsAndPointsToStandardInput() throws {
+        try setUp { cli, jwks, minter in
+            let token = try minter.mint(TokenMinter.claims(now: TokenMinter.now))
+            let result = try cli.run(["verify", "--jwks", jwks, "--audience", "cli", token])
+            #expect(result.exitCode == 0, "\(result)")
+            #expect(try JSONParser().parseObject(result.stdout)["claims"]?["sub"] == "user-1")
+            let lines = result.stderrText.split(separator: "\n").map(String.init)
+            #expect(lines.count == 1 && warnings(result).count == 1, "\(result.stderrText)")
+            let warning = lines.first ?? ""
+            #expect(warning.contains("ps") && warning.contains("stdin") && warning.contains("verify -"), "\(warning)")
+            #expect(!warning.contains(token), "the warning repeats the token")
+            // On stdin, with an audience: nothing to warn about.
+            let quiet = try cli.run(["verify", "--jwks", jwks, "--audience", "cli", "-"], stdin: Array(token.utf8))
+            #expect(quiet.exitCode == 0 && quiet.stderr.isEmpty, "\(quiet)")
+        }
+    }
+
+    /// Without --audience any token for any client of the issuer passes: say so.
+    @Test func missingAudienceWarns() throws {
+        try setUp { cli, jwks, minter in
+            let token = try minter.mint(TokenMinter.claims(now: TokenMinter.now))
+            let result = try cli.run(["verify", "--jwks", jwks, "-"], stdin: Array(token.utf8))
+            #expect(result.exitCode == 0, "\(result)")
+            #expect(warnings(result).count == 1 && result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+            #expect(warnings(result).first?.contains("--audience") == true, "\(result.stderrText)")
+            // Both warnings, one line each; a failed verification keeps its exit code and error line.
+            let both = try cli.run(["verify", "--jwks", jwks, token])
+            #expect(both.exitCode == 0 && warnings(both).count == 2, "\(both)")
+            let other = try TokenMinter()
+            let failed = try cli.run(["verify", "--jwks", jwks, try other.mint(TokenMinter.claims(now: TokenMinter.now))])
+            #expect(failed.exitCode == 8 && warnings(failed).count == 2, "\(failed)")
+            #expect(failed.stderrText.contains("latchkey: token verification failed: "), "\(failed)")
+        }
+    }
+
+    /// --quiet silences warnings (Console.warn), not results or errors.
+    @Test func quietSuppressesTheWarnings() throws {
+        try setUp { cli, jwks, minter in
+            let token = try minter.mint(TokenMinter.claims(now: TokenMinter.now))
+            let result = try cli.run(["--quiet", "verify", "--jwks", jwks, token])
+            #expect(result.exitCode == 0 && result.stderr.isEmpty, "\(result)")
+            #expect(try JSONParser().parseObject(result.stdout)["claims"]?["sub"] == "user-1")
         }
     }
 }

@@ -96,3 +96,57 @@ import LatchkeyJOSE
 enum JSONParserShim {
     static func object(_ text: String) throws -> JSONObject { try JSONParser().parseObject(Array(text.utf8)) }
 }
+
+/// The provider's whole document is kept beside the metadata latchkey uses (for `discover`):
+/// every member in the provider's order, the validated ones as validated.
+@Suite struct DiscoveryDocumentTests {
+    static let issuer = "https://idp.example/openid"
+
+    @Test func everyMemberIsKeptInOrderWithTheValidatedOnesAsValidated() async throws {
+        let body = #"""
+            {"issuer":"https://idp.example/openid","authorization_endpoint":"https://idp.example/openid/authorize",
+             "token_endpoint":"https://idp.example/openid/token","end_session_endpoint":"https://idp.example/openid/logout",
+             "response_types_supported":["code","id_token"],"subject_types_supported":["public"],
+             "scopes_supported":["openid",5,"profile"],"userinfo_endpoint":7,
+             "claims_supported":{"nested":[1,2,{"a":null}]},"request_parameter_supported":false}
+            """#
+        let t = FakeTransport { r, _ in
+            r.url.absoluteString.hasSuffix("/.well-known/openid-configuration") ? Reply.json(200, body) : Reply.empty(404)
+        }
+        let found = try await ProviderDiscovery.discoverDocument(issuer: Self.issuer, transport: t)
+        let sent = try JSONParserShim.object(body)
+        #expect(found.document == sent)
+        #expect(found.metadata.tokenEndpoint == "https://idp.example/openid/token")
+        #expect(found.metadata.scopesSupported == ["openid", "profile"])
+        let printed = found.validatedDocument
+        // A member latchkey reads but could not use (userinfo_endpoint is not a string) is left out.
+        #expect(printed.keys == ["issuer", "authorization_endpoint", "token_endpoint", "end_session_endpoint",
+                                 "response_types_supported", "subject_types_supported", "scopes_supported",
+                                 "claims_supported", "request_parameter_supported"])
+        #expect(printed["end_session_endpoint"] == "https://idp.example/openid/logout")
+        #expect(printed["response_types_supported"] == sent["response_types_supported"])
+        #expect(printed["subject_types_supported"] == .array([.string("public")]))
+        #expect(printed["scopes_supported"] == .array([.string("openid"), .string("profile")]))
+        #expect(printed["claims_supported"] == sent["claims_supported"])
+        #expect(printed["request_parameter_supported"] == .bool(false))
+        // discover() is the same metadata.
+        #expect(try await ProviderDiscovery.discover(issuer: Self.issuer, transport: t) == found.metadata)
+    }
+
+    @Test func overridesAppearAsValidatedMembers() async throws {
+        let t = FakeTransport { _, _ in Reply.json(200, DiscoveryTests.document(issuer: "https://idp.example/o", extra: #","end_session_endpoint":"https://idp.example/o/logout""#)) }
+        let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device/")
+        let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example/o", transport: t, overrides: overrides)
+        #expect(found.validatedDocument["device_authorization_endpoint"] == "https://idp.example/o/device/")
+        #expect(found.validatedDocument["end_session_endpoint"] == "https://idp.example/o/logout")
+        #expect(found.document["device_authorization_endpoint"] == nil)
+    }
+
+    @Test func overridesAloneHaveAnEmptyDocument() async throws {
+        let t = FakeTransport { _, _ in Reply.empty(404) }
+        let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example", transport: t,
+                                                                 overrides: EndpointOverrides(token: "https://idp.example/token"))
+        #expect(found.document.count == 0)
+        #expect(found.validatedDocument.keys == ["issuer", "token_endpoint"])
+    }
+}

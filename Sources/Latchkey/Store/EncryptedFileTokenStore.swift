@@ -5,7 +5,8 @@ import Synchronization
 /// The default `TokenStore`: one AES-256-GCM file per profile, `<state-dir>/<profile>.tokens`
 /// (format in docs/token-file.md), with `<state-dir>/<profile>.lock` for the cross-process lock.
 ///
-/// - Reads refuse symbolic links, files owned by another user and group/world-accessible modes.
+/// - Reads refuse symbolic links, files owned by another user and group/world-accessible modes,
+///   and a state folder that another user owns or group/others can write (as writes do).
 /// - Writes are atomic (temporary file, fsync, rename, fsync of the folder) and 0600.
 /// - A file that cannot be read for any reason throws and is never modified or replaced.
 public final class EncryptedFileTokenStore: TokenStore {
@@ -119,6 +120,8 @@ public final class EncryptedFileTokenStore: TokenStore {
     /// `load()` with the error type spelled out.
     public func loadTyped() throws(TokenStoreError) -> StoredSession? {
         try validateProfile()
+        // The folder first, as on write: its files are only as trustworthy as who can swap them.
+        guard try StateDirectory.checkExisting(stateDirectory) else { return nil }
         let path = tokenFilePath
         guard let bytes = try SecureFileReader.read(
             path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,

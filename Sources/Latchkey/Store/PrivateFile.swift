@@ -17,10 +17,26 @@ public enum PrivateFile {
                                    fileName: fileName, random: random)
     }
 
-    /// The contents of `path`, or nil when it does not exist; at most `limit` bytes.
+    /// The contents of `path`, or nil when it (or its folder) does not exist; at most `limit`
+    /// bytes. The folder holding it is checked first, with the rules of `write`.
     public static func read(_ path: String, limit: Int) throws(TokenStoreError) -> [UInt8]? {
-        try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: false) { size in
+        guard try checkFolder(folder(of: path)) else { return nil }
+        return try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: false) { size in
             .tooLarge(path: path, size: size, limit: limit)
         }
+    }
+
+    /// Checks an existing folder before reading from it, with the rules `write` applies: a
+    /// directory (or a symbolic link to one) owned by the effective user that group and others
+    /// cannot write. Creates nothing; false when it does not exist. A reader uses this for each
+    /// folder above the file that it trusts, such as the state folder above `profiles/`.
+    public static func checkFolder(_ path: String) throws(TokenStoreError) -> Bool {
+        try StateDirectory.checkExisting(StateDirectory.trimmingTrailingSlashes(path))
+    }
+
+    /// `path` without its last component ("." for a bare name).
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -42,16 +42,29 @@ enum StateDirectory {
                 throw .io(path: prefix, operation: "create directory", errno: errno)
             }
         }
+        guard try checkExisting(path) else { throw .io(path: path, operation: "stat", errno: ENOENT) }
+    }
+
+    /// Checks an existing folder before anything is read from it, with the rules `ensure` applies
+    /// before a write: a reader that trusts a folder others can write trusts whatever they put
+    /// there. Creates nothing; false when the folder does not exist (so there is nothing to read).
+    static func checkExisting(_ path: String) throws(TokenStoreError) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
+        guard lstat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT { return false }
+            throw .io(path: path, operation: "stat", errno: code)
+        }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             // A symlinked state dir (an admin's choice) is fine if its target passes the checks.
             guard info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
                 throw .unsafePermissions(path: path, reason: "not a directory")
             }
-            return try checkDirectory(info, path: path)
+            try checkDirectory(info, path: path)
+            return true
         }
         try checkDirectory(info, path: path)
+        return true
     }
 
     /// Owner is the effective user and group/others cannot write.

@@ -20,7 +20,7 @@ enum StoredSessionPayload {
         o["token"] = .object(token(session.token))
         o.setIfPresent("subject", session.subject)
         o.setIfPresent("idTokenClaimsJSON", session.idTokenClaimsJSON)
-        o["metadata"] = .object(session.metadata.json(includingOther: false))
+        o["metadata"] = .object(session.metadata.json)
         o["createdAt"] = .seconds(session.createdAt.timeIntervalSince1970)
         o["updatedAt"] = .seconds(session.updatedAt.timeIntervalSince1970)
         return Array(JSONValue.object(o).jsonText.utf8)

@@ -21,6 +21,7 @@ enum VerifyCommand {
 
     static func run(_ context: CommandContext) async throws -> Int32 {
         let request = try parse(context)
+        for warning in warnings(context.arguments) { context.console.warn(warning) }
         // A JWKS file is read first: an unreadable file is a usage error (exit 2), whatever the token.
         let fileKeys = try request.jwks.flatMap { isURL($0) ? nil : try loadKeyFile($0) }
         let jws: JWS
@@ -84,6 +85,20 @@ enum VerifyCommand {
         let token = try readToken(args.positionals.first)
         return Request(token: token, jwks: jwks, issuer: issuer, audience: args.string("audience"),
                        algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has("no-time-check"))
+    }
+
+    /// What the request leaves open, one line each (printed unless `--quiet`; exit codes unchanged).
+    static func warnings(_ args: ParsedArguments) -> [String] {
+        var lines: [String] = []
+        if let argument = args.positionals.first, argument != "-" {
+            // argv is world-readable: every local user sees it in ps and /proc/PID/cmdline.
+            lines.append("a token on the command line is visible to other users (ps, /proc/PID/cmdline); "
+                         + "pass it on stdin instead: latchkey verify - < FILE")
+        }
+        if args.string("audience") == nil {
+            lines.append("no --audience: the token's aud is not checked, so a token issued to any client passes")
+        }
+        return lines
     }
 
     /// RFC 3339, or whole epoch seconds.

@@ -31,8 +31,14 @@ struct FailureReport: Sendable {
         case let store as TokenStoreError:
             self.init(exitCode: 9, code: "storage_error", message: store.description, hint: FailureReport.storageHint(store))
         case let profile as ProfileFileError:
-            self.init(exitCode: 9, code: "storage_error", message: profile.description,
-                      hint: "fix or remove the file, then run `latchkey login` again")
+            // A folder or file with unsafe permissions is fixed with chmod/chown, not by removing it.
+            let hint: String
+            switch profile {
+            case .storage(let store) where FailureReport.isPermissionProblem(store):
+                hint = FailureReport.storageHint(store)
+            default: hint = "fix or remove the file, then run `latchkey login` again"
+            }
+            self.init(exitCode: 9, code: "storage_error", message: profile.description, hint: hint)
         case is CancellationError:
             self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         default:
@@ -71,6 +77,14 @@ struct FailureReport: Sendable {
     func interrupted(by signalExitCode: Int32) -> FailureReport {
         FailureReport(exitCode: signalExitCode, code: "cancelled",
                       message: signalExitCode == 143 ? "terminated (SIGTERM)" : "interrupted (SIGINT)", hint: nil)
+    }
+
+    /// True for an unsafe mode or a foreign owner (the fix is chmod/chown).
+    static func isPermissionProblem(_ error: TokenStoreError) -> Bool {
+        switch error {
+        case .unsafePermissions, .wrongOwner: return true
+        default: return false
+        }
     }
 
     static func storageHint(_ error: TokenStoreError) -> String {

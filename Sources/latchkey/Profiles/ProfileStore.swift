@@ -4,7 +4,8 @@ import LatchkeyJOSE
 
 /// Reads and writes `<state-dir>/profiles/NAME.json` through the store's `PrivateFile`: atomic
 /// writes with mode 0600 in folders made 0700; a file that is a symbolic link, owned by another
-/// user, or accessible to group or others is refused: it decides where tokens are sent.
+/// user, or accessible to group or others is refused, and so is a state or `profiles/` folder
+/// that another user owns or group/others can write: the file decides where tokens are sent.
 struct ProfileStore: Sendable {
     /// The state directory.
     let stateDirectory: String
@@ -52,7 +53,12 @@ struct ProfileStore: Sendable {
         return names.sorted()
     }
 
+    /// The state folder is checked before `profiles/` (which `PrivateFile.read` checks): the
+    /// settings decide where tokens are sent, and whoever can write either folder can swap them.
     private func readFile(_ path: String) throws(ProfileFileError) -> [UInt8]? {
-        do { return try PrivateFile.read(path, limit: 65_536) } catch { throw .storage(error) }
+        do {
+            guard try PrivateFile.checkFolder(stateDirectory) else { return nil }
+            return try PrivateFile.read(path, limit: 65_536)
+        } catch { throw .storage(error) }
     }
 }

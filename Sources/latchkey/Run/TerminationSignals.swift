@@ -62,10 +62,22 @@ final class TerminationSignals: Sendable {
         return signal == 0 ? nil : 128 + signal
     }
 
+    /// The watcher whose `run` the current task is in. Code that blocks outside Swift concurrency
+    /// (the passphrase prompt's `read`) cannot be cancelled; when it sees the cancellation it ends
+    /// the process itself, and reads here which signal it is for (130 or 143).
+    @TaskLocal static var current: TerminationSignals?
+
+    /// The error line and hint for an interruption with `exitCode` (130 or 143).
+    static func failure(exitCode code: Int32) -> CommandFailure {
+        CommandFailure(exitCode: code, code: "cancelled",
+                       message: code == 143 ? "terminated by SIGTERM" : "interrupted by SIGINT",
+                       hint: "nothing was saved; run the command again")
+    }
+
     /// Runs `body` as a task that a signal cancels. When a signal arrived, whatever error the
     /// unwinding produced is replaced by the interruption itself (exit 130 or 143).
     func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = Task { try await body() }
+        let task = Task { try await TerminationSignals.$current.withValue(self) { try await body() } }
         let alreadySignalled = state.withLock { s -> Bool in
             s.cancel = { task.cancel() }
             return s.received != 0
@@ -75,11 +87,7 @@ final class TerminationSignals: Sendable {
         do {
             return try await task.value
         } catch {
-            if let code = exitCode {
-                throw CommandFailure(exitCode: code, code: "cancelled",
-                                     message: code == 143 ? "terminated by SIGTERM" : "interrupted by SIGINT",
-                                     hint: "nothing was saved; run the command again")
-            }
+            if let code = exitCode { throw Self.failure(exitCode: code) }
             throw error
         }
     }

@@ -1,0 +1,50 @@
+import LatchkeyHTTP
+import FoundationEssentials
+import Glibc
+import Latchkey
+import LatchkeyTestSupport
+import Testing
+
+/// `token` and `status` only read, and still refuse a state folder (or `profiles/` folder) that
+/// group or others can write (exit 9), since its owner could have swapped the files in it.
+@Suite("latchkey binary: the state folder is checked on read")
+struct StateDirectoryReadProcessTests {
+    /// A signed-in profile written through the storage API, as `login` leaves it.
+    func signIn(_ cli: LatchkeyCommand) throws {
+        let state = cli.stateDirectory
+        mkdir(state, 0o700)
+        mkdir(state + "/profiles", 0o700)
+        let issuer = "http://127.0.0.1:1"
+        #expect(FileText.write(#"{"issuer":"\#(issuer)","client_id":"cli","key_source":"machine"}"#,
+                               to: state + "/profiles/default.json"))
+        var metadata = ProviderMetadata(issuer: issuer)
+        metadata.tokenEndpoint = issuer + "/token"
+        let now = Timestamp.now()
+        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
+                          expiresAt: now.addingTimeInterval(3600), scope: "openid")
+        let session = StoredSession(profile: "default", issuer: issuer, clientID: "cli", token: token,
+                                    metadata: metadata, createdAt: now, updatedAt: now)
+        try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
+    }
+
+    @Test(arguments: ["", "/profiles"])
+    func worldWritableFolderMakesTokenAndStatusExitNine(folder: String) throws {
+        try withCLI { cli, _ in
+            try signIn(cli)
+            #expect(try cli.run(["token"]).exitCode == 0)
+            #expect(try cli.run(["status"]).exitCode == 0)
+            let path = cli.stateDirectory + folder
+            #expect(chmod(path, 0o777) == 0)
+            defer { chmod(path, 0o700) }
+            for arguments in [["token"], ["status"], ["--json", "status"]] {
+                let result = try cli.run(arguments)
+                #expect(result.exitCode == 9, "\(arguments) with a 0777 \(path): \(result)")
+                #expect(!result.stdoutText.contains("access-token-1"), "\(result)")
+                #expect(result.stderrText.contains(path), "\(result)")
+                expectErrorLines(result)
+                // The fix is chmod, not removing the profile.
+                #expect(result.stderrText.contains("700") && !result.stderrText.contains("remove the file"), "\(result)")
+            }
+        }
+    }
+}
