@@ -5,6 +5,9 @@ import PackageDescription
 // LatchkeyFoundationCompat sits beside the CLI, over Latchkey, and is the only module importing Foundation.
 // A lower module never imports a higher one (docs/architecture.md).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Shipped modules also leave out the implicit `_StringProcessing` import: its regex engine and
+// Unicode property tables are about 1.5 MB of the static binary, and nothing here needs them.
+let shipped: [SwiftSetting] = strict + [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])]
 
 let package = Package(
     name: "Latchkey",
@@ -18,11 +21,11 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CMbedTLS", path: "Sources/CMbedTLS"),
-        .target(name: "LatchkeyCrypto", dependencies: ["CMbedTLS"], swiftSettings: strict),
-        .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: strict),
-        .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
-        .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: strict),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: strict),
+        .target(name: "LatchkeyCrypto", dependencies: ["CMbedTLS"], swiftSettings: shipped),
+        .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: shipped),
+        .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: shipped),
+        .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: shipped),
+        .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
@@ -39,6 +42,7 @@ let package = Package(
         .executableTarget(name: "FuzzJWKS", dependencies: ["LatchkeyJOSE"], path: "Fuzz/FuzzJWKS", swiftSettings: strict),
         .executableTarget(name: "FuzzJSON", dependencies: ["LatchkeyJOSE", "Latchkey"], path: "Fuzz/FuzzJSON", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
+        .executableTarget(name: "FuzzHTTPURL", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPURL", swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.

@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -37,6 +37,7 @@ seed_dir() {
         FuzzJSON) echo json ;;
         FuzzHTTPResponse) echo http ;;
         FuzzTokenFile) echo tokenfile ;;
+        FuzzHTTPURL) echo url ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }

@@ -104,8 +104,8 @@ public struct IDTokenVerifier: Sendable {
         guard claims.subject != nil else { throw .verification(.missingClaim("sub")) }
         if !c.skipIssuerCheck {
             var expected = c.issuer
-            if c.substituteEntraTenantID, expected.contains("{tenantid}"), let tid = claims.json["tid"]?.stringValue {
-                expected = expected.split(separator: "{tenantid}", omittingEmptySubsequences: false).joined(separator: tid)
+            if c.substituteEntraTenantID, EntraTenantTemplate.parts(expected) != nil, let tid = claims.json["tid"]?.stringValue {
+                expected = EntraTenantTemplate.substitute(expected, tenant: tid)
             }
             guard iss == expected else { throw .verification(.issuer(expected: expected, got: iss)) }
         }

@@ -18,11 +18,8 @@ public struct ProviderQuirks: Sendable, Equatable {
     /// Whether `documentIssuer` is acceptable for `configured` under these quirks.
     func acceptsIssuer(_ documentIssuer: String, configured: String) -> Bool {
         if documentIssuer == configured { return true }
-        guard entraTenantIssuer, documentIssuer.contains("{tenantid}") else { return false }
         // The configured issuer names the tenant alias (common/organizations/consumers) where the template has {tenantid}.
-        let parts = documentIssuer.split(separator: "{tenantid}", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return false }
-        let prefix = String(parts[0]), suffix = String(parts[1])
+        guard entraTenantIssuer, let (prefix, suffix) = EntraTenantTemplate.parts(documentIssuer) else { return false }
         guard configured.hasPrefix(prefix), configured.hasSuffix(suffix), configured.count > prefix.count + suffix.count else { return false }
         let alias = configured.dropFirst(prefix.count).dropLast(suffix.count)
         return ["common", "organizations", "consumers"].contains(String(alias))

@@ -150,7 +150,7 @@ public struct ProxySettings: Sendable, Equatable {
 
     /// Percent-decodes a user name or password. `+` is a plus sign here, not a space as in forms.
     private static func decodeUserinfo(_ s: Substring) -> String {
-        FormURLEncoding.decodeComponent(Substring(s.replacing("+", with: "%2B")))
+        FormURLEncoding.decodeComponent(Substring(s.map { $0 == "+" ? "%2B" : String($0) }.joined()))
     }
 
     static func nonEmpty(_ s: String?) -> String? {

@@ -1,0 +1,92 @@
+import Testing
+import LatchkeyHTTP
+import LatchkeyJOSE
+@testable import Latchkey
+
+/// One codec per concept (issue 13): every member of each document type is written and read back.
+/// The member tables are enumerated, so a member added to a table and forgotten by the reader (or
+/// the writer) fails here instead of being silently dropped.
+@Suite struct CodecRoundTripTests {
+    /// Metadata with every modelled member set to a distinct value.
+    static func fullMetadata() -> ProviderMetadata {
+        var m = ProviderMetadata(issuer: "https://idp.example")
+        for (i, member) in ProviderMetadata.stringMembers.enumerated() { m[keyPath: member.path] = "https://idp.example/\(i)" }
+        for (i, member) in ProviderMetadata.listMembers.enumerated() { m[keyPath: member.path] = ["v\(i)", "w\(i)"] }
+        for member in ProviderMetadata.flagMembers { m[keyPath: member.path] = true }
+        return m
+    }
+
+    @Test func providerMetadataRoundTripsEveryMember() throws {
+        let m = Self.fullMetadata()
+        let json = m.json
+        #expect(json.keys == ProviderMetadata.memberNames, "every member is written, in table order")
+        let text = JSONValue.object(json).jsonText
+        let back = try ProviderMetadata(json: try JSONParser().parseObject(Array(text.utf8)))
+        #expect(back == m)
+        // Each member on its own: set it alone and it survives alone.
+        for member in ProviderMetadata.stringMembers {
+            var one = ProviderMetadata(issuer: "https://i")
+            one[keyPath: member.path] = "https://i/x"
+            #expect(try ProviderMetadata(json: one.json) == one, "\(member.name)")
+        }
+    }
+
+    @Test func providerMetadataIsStrictForOurFilesAndLenientForProviders() throws {
+        let doc = try JSONParser().parseObject(Array(#"{"issuer":"https://i","jwks_uri":7,"scopes_supported":["a",1]}"#.utf8))
+        #expect(throws: DocumentError.wrongType(member: "jwks_uri", expected: "a string")) { try ProviderMetadata(json: doc) }
+        let lenient = try ProviderMetadata(json: doc, lenient: true)
+        #expect(lenient.jwksURI == nil && lenient.scopesSupported == ["a"])
+    }
+
+    @Test func clientConfigurationRoundTripsEveryMember() throws {
+        var c = ClientConfiguration(issuer: "https://idp.example", clientID: "device", scopes: ["openid", "x"],
+                                    authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
+                                    allowedAlgorithms: ["ES256"], leeway: 12.5,
+                                    quirks: ProviderQuirks(entraTenantIssuer: true))
+        for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
+        let text = JSONValue.object(c.json).jsonText
+        let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
+        #expect(back == c)
+        // The quirk is written (the old CLI serialiser dropped it, so Entra could not be enabled).
+        #expect(c.json["quirks"]?["entra_tenant_issuer"] == .bool(true))
+        // Mirror-enumerate the stored properties: each one must be a member of the written document.
+        let written = Set(c.json.keys)
+        let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
+                                       "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
+                                       "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
+                                       "leeway": "leeway", "quirks": "quirks"]
+        for child in Mirror(reflecting: c).children {
+            let label = try #require(child.label)
+            let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
+            #expect(written.contains(member), "\(label) is not written")
+        }
+    }
+
+    @Test func storedSessionRoundTripsEveryMember() throws {
+        let session = StoredSession(
+            profile: "p", issuer: "https://idp.example", clientID: "c",
+            token: Token(accessToken: "at", tokenType: "Bearer", refreshToken: "rt",
+                         expiresAt: Timestamp(timeIntervalSince1970: 1_796_120_420.5), scope: "openid", idToken: "h.p.s"),
+            subject: "sub", idTokenClaimsJSON: #"{"sub":"sub"}"#, metadata: Self.fullMetadata(),
+            createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25))
+        let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
+        #expect(back == session)
+        for label in Mirror(reflecting: session).children.compactMap(\.label) + Mirror(reflecting: session.token).children.compactMap(\.label) {
+            // Every stored property is written under its own name (the names wave 1 used).
+            let object = try JSONParser().parseObject(StoredSessionPayload.encode(session))
+            let present = object[label] != nil || object["token"]?[label] != nil
+            #expect(present, "\(label) is not written to the token file")
+        }
+    }
+
+    /// The payload a wave-1 release wrote with JSONEncoder (same member names, seconds since 1970,
+    /// nil members left out, `\/` escapes) still reads.
+    @Test func aWaveOnePayloadStillOpens() throws {
+        let old = #"{"profile":"default","issuer":"https:\/\/idp.example","clientID":"c","token":{"accessToken":"at","tokenType":"Bearer","expiresAt":1796120420},"metadata":{"issuer":"https:\/\/idp.example","token_endpoint":"https:\/\/idp.example\/token"},"createdAt":1796000000.5,"updatedAt":1796000000.5}"#
+        let s = try StoredSessionPayload.decode(Array(old.utf8))
+        #expect(s.metadata.tokenEndpoint == "https://idp.example/token")
+        #expect(s.token.expiresAt == Timestamp(timeIntervalSince1970: 1_796_120_420))
+        #expect(s.token.refreshToken == nil && s.subject == nil)
+        #expect(s.createdAt.timeIntervalSince1970 == 1_796_000_000.5)
+    }
+}
