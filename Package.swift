@@ -7,7 +7,10 @@ import PackageDescription
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // Shipped modules also leave out the implicit `_StringProcessing` import: its regex engine and
 // Unicode property tables are about 1.5 MB of the static binary, and nothing here needs them.
-let shipped: [SwiftSetting] = strict + [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])]
+// Release builds of them optimise for size (-Osize): the binary goes to appliance flash, and the
+// hot path (`token`) is dominated by process start-up, not by our code (docs/performance.md).
+let shipped: [SwiftSetting] = strict + [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+                                        .unsafeFlags(["-Osize"], .when(configuration: .release))]
 
 let package = Package(
     name: "Latchkey",

