@@ -19,7 +19,9 @@ let package = Package(
         .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: strict),
         .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: strict),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: strict),
+        // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
+        .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
+        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "CLatchkeyExecutor"], swiftSettings: strict),
 
         // Benchmarks: release builds only give meaningful figures (docs/performance.md).
         .executableTarget(name: "LatchkeyBench", dependencies: ["CMbedTLS", "LatchkeyCrypto", "LatchkeyJOSE", "Latchkey"],
