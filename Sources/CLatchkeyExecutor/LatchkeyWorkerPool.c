@@ -3,8 +3,8 @@
 // CLOCK_MONOTONIC, a FIFO of ready jobs and a list of delayed jobs sorted by deadline (latchkey has a
 // handful at most, so a list beats a heap). Workers start lazily — the first with the first job,
 // another only when a job is queued while no worker is idle — up to a cap, and never exit: latchkey
-// is a short-lived process. Workers start with every signal blocked, so SIGINT and SIGTERM stay for
-// TerminationSignals' sigwait thread. Workers are named "latchkey-pool" (tests look for them).
+// is a short-lived process. Workers start with SIGINT, SIGTERM and every other asynchronous signal
+// blocked, as libdispatch's do, so those stay for TerminationSignals' sigwait thread. Workers are named "latchkey-pool" (tests look for them).
 #include "LatchkeyWorkerPool.h"
 
 #if defined(__linux__)
@@ -73,9 +73,13 @@ static void wakeWorkerLocked(void) {
         return;
     }
     if (workers >= maximumWorkers) return; // a busy worker takes the job when it is done
-    sigset_t all, previous;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &previous); // the new thread inherits this mask
+    // The new thread inherits this mask: libdispatch's worker mask (its _dispatch_sigmask), every
+    // signal blocked but those a thread raises itself (faults, SIGPIPE on a write, SIGPROF).
+    sigset_t mask, previous;
+    sigfillset(&mask);
+    const int synchronous[] = {SIGILL, SIGTRAP, SIGFPE, SIGBUS, SIGSEGV, SIGSYS, SIGPIPE, SIGPROF};
+    for (size_t i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++) sigdelset(&mask, synchronous[i]);
+    pthread_sigmask(SIG_SETMASK, &mask, &previous);
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);

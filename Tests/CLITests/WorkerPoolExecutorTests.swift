@@ -78,13 +78,16 @@ import Testing
         #expect(WorkerPoolExecutor.nanoseconds(.seconds(Int64.max)) == UInt64.max)
     }
 
-    @Test func workersKeepSIGINTAndSIGTERMBlocked() async {
-        let blocked = await Task(executorPreference: executor) {
+    @Test func workersBlockSIGINTAndSIGTERMButNotTheirOwnFaults() async {
+        // libdispatch's worker mask: asynchronous signals blocked, synchronous ones delivered.
+        let (blocked, delivered) = await Task(executorPreference: executor) {
             var mask = sigset_t()
             pthread_sigmask(SIG_BLOCK, nil, &mask)
-            return sigismember(&mask, SIGINT) == 1 && sigismember(&mask, SIGTERM) == 1
+            return ([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD].allSatisfy { sigismember(&mask, $0) == 1 },
+                    [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGPIPE].allSatisfy { sigismember(&mask, $0) == 0 })
         }.value
         #expect(blocked)
+        #expect(delivered)
     }
 }
 #endif
