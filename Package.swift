@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: shipped),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey"], swiftSettings: shipped),
+        // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
+        .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
+        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "CLatchkeyExecutor"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
