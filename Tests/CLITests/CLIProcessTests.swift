@@ -12,6 +12,14 @@ func withCLI(_ extraEnvironment: [String: String] = [:], _ body: (LatchkeyComman
     try body(cli, dir)
 }
 
+/// Runs `body` against a scripted IdP playing `scenario` (1 s poll interval) with a fresh CLI state.
+func withScriptedIdP(_ scenario: String, _ arguments: [String] = [],
+                     _ body: (ScriptedIdP, LatchkeyCommand) throws -> Void) throws {
+    let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1"] + arguments)
+    defer { idp.stop() }
+    try withCLI { cli, _ in try body(idp, cli) }
+}
+
 /// The two-line error format: `latchkey: …` then `hint: …`.
 func expectErrorLines(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
     let lines = result.stderrText.split(separator: "\n").map(String.init)

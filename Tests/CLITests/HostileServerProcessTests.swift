@@ -18,9 +18,7 @@ struct HostileServerProcessTests {
     }
 
     func scripted(_ scenario: String, _ arguments: [String] = [], _ body: (ScriptedIdP, LatchkeyCommand) throws -> Void) throws {
-        let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1"] + arguments)
-        defer { idp.stop() }
-        try withCLI { cli, _ in try body(idp, cli) }
+        try withScriptedIdP(scenario, arguments, body)
     }
 
     // MARK: 1. Terminal escape injection

@@ -47,9 +47,7 @@ struct LoginProcessTests {
     }
 
     func scripted(_ scenario: String, _ arguments: [String] = [], _ body: (ScriptedIdP, LatchkeyCommand) throws -> Void) throws {
-        let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1"] + arguments)
-        defer { idp.stop() }
-        try withCLI { cli, _ in try body(idp, cli) }
+        try withScriptedIdP(scenario, arguments, body)
     }
 
     @Test func deviceLoginThenEveryCommand() throws {
