@@ -102,7 +102,7 @@ else
   # One test process per suite target: in a shared process, suites that wait on child processes
   # occupy the 2-thread cooperative pool and the timing assertions of the HTTP suites starve.
   : > "$WORK/swift-test.log"
-  for target in LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests CLITests; do
+  for target in LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyFoundationCompatTests CLITests; do
     log "swift test --filter ^$target."
     swift test --skip-build --scratch-path "$SCRATCH" --filter "^$target\\." 2>&1 | tee -a "$WORK/swift-test.log"
     test_status=${PIPESTATUS[0]}
@@ -193,6 +193,6 @@ if ((${#failures[@]})); then
 fi
 # Repeat the test runner's own closing lines (unit run, integration run) last, so they are what a
 # reader (or CI) sees at the end.
-grep -aE "Test run with [0-9]+ tests? " "$WORK/swift-test.log" | tail -n 7
+grep -aE "Test run with [0-9]+ tests? " "$WORK/swift-test.log" | tail -n 8
 [ -f "$WORK/acceptance.log" ] && grep -aE "^== total: |^acceptance: " "$WORK/acceptance.log"
 ((${#failures[@]} == 0))
