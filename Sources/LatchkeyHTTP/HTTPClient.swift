@@ -1,4 +1,3 @@
-import LatchkeyHTTP
 /// The default `HTTPTransport`: HTTP/1.1 over mbedTLS 2.28, one request per connection.
 ///
 /// TLS 1.2 or later, certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
