@@ -76,14 +76,14 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
                                            expiresIn: expiresIn, interval: interval, message: object.string("message"))
     }
 
-    /// Throws unless `text` is an https URL, or http to a loopback host (exit 7).
+    /// Throws unless `text` is an `HTTPURL`: https, or http to a loopback host, printable RFC 3986
+    /// characters only, so no ESC reaches the terminal or the QR code (exit 7).
     static func requireWebAddress(_ text: String, name: String) throws(LatchkeyError) {
-        guard SecureURL.isAllowed(text) else {
+        guard HTTPURL(string: text) != nil else {
             throw .protocolViolation("the \(name) \(text) is not an https address (http only for loopback)")
         }
     }
 }
-
 
 /// How device-grant error codes end the flow (RFC 8628 §3.5 plus provider codes from providers.md).
 enum DeviceErrorMapping {

@@ -54,17 +54,6 @@ struct EndpointExchange: Sendable {
     }
 }
 
-/// The rule for every URL Latchkey talks to: https, or http only to a loopback host.
-enum SecureURL {
-    /// The one loopback rule (an `inet_pton` literal in 127/8, `::1`, or `localhost`), shared with
-    /// the HTTP layer: a prefix test would let `127.0.0.1.nip.io` through.
-    static func isLoopback(host: String) -> Bool { LoopbackAddress.isLoopbackHost(host) }
-
-    /// `text` is an `HTTPURL`: https, or http to loopback, printable RFC 3986 characters only, so a
-    /// lenient parser never carries an ESC into the terminal or a QR code.
-    static func isAllowed(_ text: String) -> Bool { HTTPURL(string: text) != nil }
-}
-
 /// A response body as a JSON object: decoded by Content-Type, JSON or form-encoded (RFC 6749 §5.1,
 /// but GitHub answers form-encoded); form values become JSON strings.
 enum ResponseBody {

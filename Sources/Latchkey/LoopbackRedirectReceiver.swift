@@ -14,7 +14,8 @@ public struct LoopbackRedirectReceiver: RedirectReceiver {
         var path = "/callback"
         var host = "127.0.0.1"
         if let redirectURI {
-            guard let url = HTTPURL(string: redirectURI), url.scheme == "http", SecureURL.isLoopback(host: url.host) else {
+            // `HTTPURL` admits http only to a loopback host, so the scheme is the whole check.
+            guard let url = HTTPURL(string: redirectURI), url.scheme == "http" else {
                 throw .configuration("the browser flow needs an http://127.0.0.1:PORT/… redirect URI, got \(redirectURI)")
             }
             guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration("bad port in \(redirectURI)") }

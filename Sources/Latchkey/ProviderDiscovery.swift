@@ -54,8 +54,9 @@ public enum ProviderDiscovery {
         if let issuerURL = HTTPURL(string: issuer) {
             var path = issuerURL.path
             while path.hasSuffix("/") { path.removeLast() }
-            let authority = issuerURL.scheme + "://" + issuerURL.hostLiteral + (issuerURL.port.map { ":" + String($0) } ?? "")
-            if let u = HTTPURL(string: authority + "/.well-known/oauth-authorization-server" + path) { urls.append(u) }
+            if let u = HTTPURL(string: issuerURL.schemeAndAuthority + "/.well-known/oauth-authorization-server" + path) {
+                urls.append(u)
+            }
         }
         return urls
     }

@@ -51,6 +51,9 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     public var origin: String {
         scheme + "://" + hostLiteral + (port.map { $0 == (isTLS ? 443 : 80) ? "" : ":" + String($0) } ?? "")
     }
+    /// `scheme://host[:port]` exactly as the port was given: the base that absolute-path
+    /// references (redirects, RFC 8414 well-known URLs) are joined to.
+    public var schemeAndAuthority: String { scheme + "://" + hostLiteral + (port.map { ":" + String($0) } ?? "") }
     /// The URL without query and fragment (RFC 9449 `htu`, error messages).
     public var withoutQueryAndFragment: String { origin + path }
     public var description: String { absoluteString }
@@ -73,7 +76,7 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         let lower = reference.lowercased()
         if lower.hasPrefix("https://") || lower.hasPrefix("http://") { return try HTTPURL.parse(reference) }
         if reference.hasPrefix("//") { return try HTTPURL.parse(scheme + ":" + reference) }
-        let authority = scheme + "://" + hostLiteral + (port.map { ":" + String($0) } ?? "")
+        let authority = schemeAndAuthority
         if reference.hasPrefix("/") { return try HTTPURL.parse(authority + HTTPURL.removingDotSegments(reference)) }
         if reference.hasPrefix("?") { return try HTTPURL.parse(authority + path + reference) }
         if reference.hasPrefix("#") { return try HTTPURL.parse(authority + pathAndQuery + reference) }
