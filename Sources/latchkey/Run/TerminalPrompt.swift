@@ -39,9 +39,7 @@ enum TerminalPrompt {
             let cancelledBy = Task.isCancelled ? TerminationSignals.current?.exitCode : nil
             if let code = cancelledBy ?? unclaimedTerminationSignal().map({ 128 + $0 }) {
                 restore()
-                let failure = TerminationSignals.failure(exitCode: code)
-                Console.write(2, "latchkey: \(failure.message)\n" + (failure.hint.map { "hint: \($0)\n" } ?? ""))
-                exit(code)
+                exit(FailureReport(TerminationSignals.failure(exitCode: code)).emit())
             }
             if Task.isCancelled { return nil }
             if ready < 0 && errno == EINTR { continue }
