@@ -12,21 +12,7 @@ import Testing
 struct NoIDTokenHintTests {
     /// A stored session without an ID token, granted `scope`, with or without a refresh token.
     func signIn(_ cli: LatchkeyCommand, scope: String?, refreshToken: Bool = true) throws {
-        let state = cli.stateDirectory
-        mkdir(state, 0o700)
-        mkdir(state + "/profiles", 0o700)
-        let issuer = "http://127.0.0.1:1"
-        #expect(FileText.write(#"{"issuer":"\#(issuer)","client_id":"cli","key_source":"machine"}"#,
-                               to: state + "/profiles/default.json"))
-        var metadata = ProviderMetadata(issuer: issuer)
-        metadata.tokenEndpoint = issuer + "/token"
-        let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer",
-                          refreshToken: refreshToken ? "refresh-token-1" : nil,
-                          expiresAt: now.addingTimeInterval(3600), scope: scope)
-        let session = StoredSession(profile: "default", issuer: issuer, clientID: "cli", token: token,
-                                    metadata: metadata, createdAt: now, updatedAt: now)
-        try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
+        try StoredSessionFixture.signIn(cli, scope: scope, refreshToken: refreshToken)
     }
 
     @Test func openidGrantedButNoIDTokenPointsToRefresh() throws {

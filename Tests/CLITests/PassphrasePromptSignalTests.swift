@@ -23,14 +23,7 @@ struct PassphrasePromptSignalTests {
     static let sealedTokenFile: [UInt8]? = {
         guard let dir = try? TemporaryDirectory() else { return nil }
         defer { dir.remove() }
-        let issuer = "http://127.0.0.1:1"
-        var metadata = ProviderMetadata(issuer: issuer)
-        metadata.tokenEndpoint = issuer + "/token"
-        let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
-                          expiresAt: now.addingTimeInterval(3600), scope: "openid")
-        let session = StoredSession(profile: "default", issuer: issuer, clientID: "cli", token: token,
-                                    metadata: metadata, createdAt: now, updatedAt: now)
+        let session = StoredSessionFixture.session()
         let secret = SecretBytes(Array("prompt-signal-test".utf8))
         let store = EncryptedFileTokenStore(stateDirectory: dir.path, profile: "default", keySource: .passphrase,
                                             passphrase: { secret })
@@ -40,11 +33,8 @@ struct PassphrasePromptSignalTests {
 
     /// A profile whose token file is sealed with a passphrase, so reading it prompts.
     func signInWithPassphrase(_ cli: LatchkeyCommand) throws {
+        StoredSessionFixture.writeProfile(cli, keySource: "passphrase")
         let state = cli.stateDirectory
-        mkdir(state, 0o700)
-        mkdir(state + "/profiles", 0o700)
-        #expect(FileText.write(#"{"issuer":"http://127.0.0.1:1","client_id":"cli","key_source":"passphrase"}"#,
-                               to: state + "/profiles/default.json"))
         let bytes = try #require(Self.sealedTokenFile, "could not seal the token file")
         let fd = open(state + "/default.tokens", O_WRONLY | O_CREAT | O_EXCL, 0o600)
         try #require(fd >= 0)

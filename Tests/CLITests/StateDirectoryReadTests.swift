@@ -10,22 +10,7 @@ import Testing
 @Suite("latchkey binary: the state folder is checked on read")
 struct StateDirectoryReadProcessTests {
     /// A signed-in profile written through the storage API, as `login` leaves it.
-    func signIn(_ cli: LatchkeyCommand) throws {
-        let state = cli.stateDirectory
-        mkdir(state, 0o700)
-        mkdir(state + "/profiles", 0o700)
-        let issuer = "http://127.0.0.1:1"
-        #expect(FileText.write(#"{"issuer":"\#(issuer)","client_id":"cli","key_source":"machine"}"#,
-                               to: state + "/profiles/default.json"))
-        var metadata = ProviderMetadata(issuer: issuer)
-        metadata.tokenEndpoint = issuer + "/token"
-        let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
-                          expiresAt: now.addingTimeInterval(3600), scope: "openid")
-        let session = StoredSession(profile: "default", issuer: issuer, clientID: "cli", token: token,
-                                    metadata: metadata, createdAt: now, updatedAt: now)
-        try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
-    }
+    func signIn(_ cli: LatchkeyCommand) throws { try StoredSessionFixture.signIn(cli) }
 
     @Test(arguments: ["", "/profiles"])
     func worldWritableFolderMakesTokenAndStatusExitNine(folder: String) throws {
