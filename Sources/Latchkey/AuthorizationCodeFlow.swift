@@ -72,7 +72,7 @@ public struct AuthorizationCodeFlow: Sendable {
             if let error = value("error") {
                 let description = value("error_description")
                 if error == "access_denied" { throw .denied(code: error, description: description) }
-                throw .oauth(.server(code: error, description: description, status: 302))
+                throw .oauth(.server(code: error, description: description, status: 302), endpoint: .authorization)
             }
             if let iss = value("iss") {
                 guard iss == client.metadata.issuer else { throw .issuerMismatch(expected: client.metadata.issuer, got: iss) }

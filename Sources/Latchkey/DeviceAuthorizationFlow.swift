@@ -59,7 +59,7 @@ public struct DeviceAuthorizationFlow: Sendable {
             params.append(("code_challenge", pair.challenge))
             params.append(("code_challenge_method", "S256"))
         }
-        let (body, headers) = try client.auth.apply(to: params)
+        let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
         // A lost or 5xx answer is retried twice (after 1 s, then 2 s): a second request only makes
         // another device code, and the unused one simply expires.
         var attempt = 0
@@ -67,13 +67,13 @@ public struct DeviceAuthorizationFlow: Sendable {
         while true {
             attempt += 1
             let response: HTTPResponse
-            var exchange = client.exchange
+            var pipeline = client.pipeline
             if let left = remaining() {
                 if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
-                exchange.timeout = max(min(exchange.timeout, left), 1)
+                pipeline.timeout = max(min(pipeline.timeout, left), 1)
             }
             do {
-                response = try await exchange.postForm(url, body, headers: headers)
+                response = try await pipeline.send(request)
             } catch {
                 if let left = remaining(), left <= 0, case .network = error { throw .timedOut(seconds: timeout ?? 0) }
                 guard attempt < Self.startAttempts, case .network(let e) = error, Self.isRetryable(e) else { throw error }
@@ -174,7 +174,7 @@ public struct DeviceAuthorizationFlow: Sendable {
                 wait = backoff(interval: interval, failures: failures)
                 events(.retrying(reason: "HTTP \(status)", nextPollIn: Int(wait.rounded(.up))))
             case .error(let e):
-                throw DeviceErrorMapping.error(for: e)
+                throw DeviceErrorMapping.error(for: e, endpoint: .token)
             }
         }
     }

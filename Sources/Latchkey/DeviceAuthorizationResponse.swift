@@ -45,9 +45,9 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         let object = ResponseBody.object(response)
         if let object, let code = object.string("error"), !code.isEmpty {
             throw DeviceErrorMapping.error(for: .server(code: code, description: object.string("error_description"),
-                                                        status: response.status))
+                                                        status: response.status), endpoint: .deviceAuthorization)
         }
-        guard (200..<300).contains(response.status) else { throw .oauth(.unexpectedStatus(response.status)) }
+        guard (200..<300).contains(response.status) else { throw .oauth(.unexpectedStatus(response.status), endpoint: .deviceAuthorization) }
         guard let object else { throw .protocolViolation("device authorization response is not a JSON object") }
         guard let deviceCode = object.string("device_code"), !deviceCode.isEmpty else {
             throw .protocolViolation("device authorization response has no device_code")
@@ -87,10 +87,10 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
 
 /// How device-grant error codes end the flow (RFC 8628 §3.5 plus provider codes from providers.md).
 enum DeviceErrorMapping {
-    static func error(for e: OAuthError) -> LatchkeyError {
+    static func error(for e: OAuthError, endpoint: EndpointRole) -> LatchkeyError {
         guard case .server(let code, let description, _) = e else {
             if case .malformedResponse(let r) = e { return .protocolViolation(r) }
-            return .oauth(e)
+            return .oauth(e, endpoint: endpoint)
         }
         switch code {
         case "access_denied", "authorization_declined":
@@ -105,7 +105,7 @@ enum DeviceErrorMapping {
         default:
             // invalid_client, unauthorized_client, device_flow_disabled, device_not_found,
             // bad_verification_code, incorrect_device_code, invalid_request, …: the client is refused.
-            return .oauth(e)
+            return .oauth(e, endpoint: endpoint)
         }
     }
 }

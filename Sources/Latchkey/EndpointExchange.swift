@@ -1,24 +1,12 @@
 import LatchkeyHTTP
 import LatchkeyJOSE
 
-/// Sending one request to an OAuth endpoint and turning transport failures into `LatchkeyError`.
-/// Token, device and revocation endpoints never follow redirects (maxRedirects 0).
+/// Sending one request to an endpoint and turning transport failures into `LatchkeyError`; the
+/// `ProviderPipeline` sends authenticated requests through it. Token, device and revocation
+/// endpoints never follow redirects (maxRedirects 0).
 struct EndpointExchange: Sendable {
     let transport: any HTTPTransport
     var timeout: Double = 30
-
-    /// POSTs a form to `url` with `Accept: application/json` (GitHub answers form-encoded without it).
-    func postForm(_ url: HTTPURL, _ params: [(String, String)], headers extra: [(name: String, value: String)] = [])
-        async throws(LatchkeyError) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("Accept", "application/json"),
-        ]
-        headers.append(contentsOf: extra)
-        let body = Array(FormURLEncoding.encode(params).utf8)
-        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: body, maxRedirects: 0, timeout: timeout)
-        return try await send(request)
-    }
 
     /// GETs a JSON document (discovery, JWKS), following at most `maxRedirects` redirects.
     func getJSON(_ url: HTTPURL, maxRedirects: Int = 3) async throws(LatchkeyError) -> HTTPResponse {
@@ -45,7 +33,7 @@ struct EndpointExchange: Sendable {
     /// Resolves an endpoint string into a URL allowed for OAuth traffic (https, or http to loopback).
     static func endpointURL(_ string: String?, name: String) throws(LatchkeyError) -> HTTPURL {
         guard let string, !string.isEmpty else {
-            throw .configuration("the provider's metadata has no \(name); pass --\(name.split(separator: "_").joined(separator: "-")) URL")
+            throw .configuration(.missingEndpoint(name))
         }
         guard let url = HTTPURL(string: string) else {
             throw .protocolViolation("\(name) \(string) is not an https URL (http is allowed for loopback only)")

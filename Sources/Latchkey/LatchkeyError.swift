@@ -1,49 +1,73 @@
 import LatchkeyHTTP
 
-/// Every failure the library reports, grouped by what the caller should do about it.
-/// Each case maps to one CLI exit code (cli.md), via `exitCode`.
+/// Every failure the library reports, grouped by what the caller should do about it. Cases carry
+/// data (what failed, the OAuth code, the endpoint, what was expected and what arrived); the program
+/// using the library decides exit codes, hints and wording (the CLI: `FailureReport`).
 public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
-    /// No stored session for the profile (exit 3).
+    /// No stored session for the profile.
     case notSignedIn
-    /// The refresh token was rejected or is missing; tokens were cleared (exit 3).
+    /// The refresh token was rejected or is missing; tokens were cleared.
     case reauthenticationRequired(reason: String)
-    /// The user or the server refused (`access_denied`, `authorization_declined`) (exit 4).
+    /// The user or the server refused (`access_denied`, `authorization_declined`).
     case denied(code: String, description: String?)
-    /// The device code or the wait expired (exit 5): the server said so (`oauthCode` is its code:
+    /// The device code or the wait expired: the server said so (`oauthCode` is its code:
     /// `expired_token`, or `invalid_grant` for a code no longer usable), or the `expires_in` deadline
     /// passed (`oauthCode` nil).
     case expired(reason: String, oauthCode: String? = nil)
-    /// The caller's own `timeout` passed (exit 5).
+    /// The caller's own `timeout` passed.
     case timedOut(seconds: Double)
-    /// DNS, connect, TLS, I/O or proxy failure (exit 6).
+    /// DNS, connect, TLS, I/O or proxy failure.
     case network(HTTPError)
-    /// The server broke HTTP or the OAuth protocol: malformed response, unexpected status (exit 7).
+    /// The server broke HTTP or the OAuth protocol: malformed response, unexpected status.
     case protocolViolation(String)
-    /// The server refused the client: `invalid_client`, `unauthorized_client`, … (exit 7).
-    case oauth(OAuthError)
-    /// The discovered `issuer` (or an authorization response `iss`) differs from the configured one (exit 7).
+    /// An endpoint refused the request (`invalid_client`, `unauthorized_client`, …); `endpoint` says which.
+    case oauth(OAuthError, endpoint: EndpointRole)
+    /// The discovered `issuer` (or an authorization response `iss`) differs from the configured one.
     case issuerMismatch(expected: String, got: String)
-    /// An ID token (or other JWT) failed verification (exit 8).
+    /// An ID token (or other JWT) failed verification.
     case verification(IDTokenError)
-    /// The token store failed: corrupt, tampered, wrong key, permissions, disk (exit 9).
+    /// The token store failed: corrupt, tampered, wrong key, permissions, disk.
     case storage(any Error)
-    /// The configuration cannot work, e.g. no device endpoint known (exit 2: the user must add an option).
-    case configuration(String)
-    /// The task was cancelled (SIGINT) (exit 130).
+    /// The configuration cannot work, e.g. no device endpoint known.
+    case configuration(ConfigurationProblem)
+    /// The task was cancelled (SIGINT).
     case cancelled
 
-    /// The CLI exit code for this error (cli.md, "Exit codes").
-    public var exitCode: Int32 {
+    /// What the caller should do about an error; a program maps these to its own outcomes (the
+    /// CLI's exit codes).
+    public enum Category: Sendable, Equatable, CaseIterable {
+        /// Sign in (again): not signed in, or the refresh token is dead.
+        case signInRequired
+        /// The person or the server refused.
+        case denied
+        /// The code, the wait or the caller's timeout ran out.
+        case expired
+        /// The network, TLS or a proxy failed; trying later may work.
+        case network
+        /// The server broke the protocol or refused the client.
+        case protocolViolation
+        /// A token failed verification.
+        case verification
+        /// Local storage failed.
+        case storage
+        /// The configuration cannot work; something must be added or changed.
+        case configuration
+        /// The work was cancelled.
+        case cancelled
+    }
+
+    /// The error's category.
+    public var category: Category {
         switch self {
-        case .notSignedIn, .reauthenticationRequired: return 3
-        case .denied: return 4
-        case .expired, .timedOut: return 5
-        case .network(let e): return e == .cancelled ? 130 : (isProtocol(e) ? 7 : 6)
-        case .protocolViolation, .oauth, .issuerMismatch: return 7
-        case .verification: return 8
-        case .storage: return 9
-        case .configuration: return 2
-        case .cancelled: return 130
+        case .notSignedIn, .reauthenticationRequired: return .signInRequired
+        case .denied: return .denied
+        case .expired, .timedOut: return .expired
+        case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
+        case .protocolViolation, .oauth, .issuerMismatch: return .protocolViolation
+        case .verification: return .verification
+        case .storage: return .storage
+        case .configuration: return .configuration
+        case .cancelled: return .cancelled
         }
     }
 
@@ -55,9 +79,9 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied(let code, _): return code
         case .expired(_, let oauthCode): return oauthCode ?? "expired_token"
         case .timedOut: return "timed_out"
-        case .network(let e): return e == .cancelled ? "cancelled" : (isProtocol(e) ? "protocol_violation" : "network_error")
+        case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation: return "protocol_violation"
-        case .oauth(let e): return e.code ?? "protocol_violation"
+        case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .issuerMismatch: return "issuer_mismatch"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
@@ -76,35 +100,20 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let s): return "gave up waiting after \(LatchkeyError.seconds(s)) s"
         case .network(let e): return e.description
         case .protocolViolation(let r): return "protocol error: \(r)"
-        case .oauth(let e): return "the server refused the request: \(e.description)"
+        case .oauth(let e, _): return "the server refused the request: \(e.description)"
         case .issuerMismatch(let expected, let got): return "issuer mismatch: expected \(expected) got \(got)"
         case .verification(let e): return "token verification failed: \(e.description)"
         case .storage(let e): return "token storage failed: \(e)"
-        case .configuration(let r): return r
+        case .configuration(let problem): return problem.description
         case .cancelled: return "cancelled"
-        }
-    }
-
-    /// A short suggestion for the user, or nil.
-    public var hint: String? {
-        switch self {
-        case .notSignedIn, .reauthenticationRequired, .expired, .timedOut, .denied:
-            return "run `latchkey login`"
-        case .network: return "check the network, proxy settings and --ca-file"
-        case .oauth(let e) where e.code == "invalid_client" || e.code == "unauthorized_client":
-            return "check --client-id, --auth-method and the client secret"
-        case .oauth, .protocolViolation: return "run with --verbose to see the exchange"
-        case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
-        case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
-        case .storage: return "check the state directory, its permissions and the key source"
-        case .configuration, .cancelled: return nil
         }
     }
 
     /// Same as `message`.
     public var description: String { message }
 
-    private func isProtocol(_ e: HTTPError) -> Bool {
+    /// True when the HTTP layer saw the server break HTTP (not the network failing).
+    public static func isProtocol(_ e: HTTPError) -> Bool {
         if case .protocolViolation = e { return true }
         return false
     }

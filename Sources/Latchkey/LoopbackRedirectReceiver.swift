@@ -16,9 +16,9 @@ public struct LoopbackRedirectReceiver: RedirectReceiver {
         if let redirectURI {
             // `HTTPURL` admits http only to a loopback host, so the scheme is the whole check.
             guard let url = HTTPURL(string: redirectURI), url.scheme == "http" else {
-                throw .configuration("the browser flow needs an http://127.0.0.1:PORT/… redirect URI, got \(redirectURI)")
+                throw .configuration(.unusableRedirectURI(redirectURI, reason: "the browser flow needs an http://127.0.0.1:PORT/… redirect URI"))
             }
-            guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration("bad port in \(redirectURI)") }
+            guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration(.unusableRedirectURI(redirectURI, reason: "the port is not a number from 0 to 65535")) }
             port = p
             path = url.path.isEmpty ? "/" : url.path
             // Listen exactly where the browser will be sent (127.0.0.2, [::1], …).

@@ -18,7 +18,7 @@ public enum ProviderDiscovery {
                                         overrides: EndpointOverrides = EndpointOverrides(),
                                         quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> DiscoveredProvider {
         guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
-            throw .configuration("issuer \(issuer) must be an https URL without query or fragment (http only for loopback)")
+            throw .configuration(.unusableIssuer(issuer))
         }
         let exchange = EndpointExchange(transport: transport)
         var lastError: LatchkeyError = .protocolViolation("no metadata found for \(issuer)")

@@ -7,9 +7,8 @@ import LatchkeyJOSE
 struct Refresher: Sendable {
     let configuration: ClientConfiguration
     let store: any TokenStore
-    let transport: any HTTPTransport
+    let pipeline: ProviderPipeline
     let time: any TimeSource
-    let clientSecret: String?
     let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
     var skewObserver: @Sendable (Double?) async -> Void = { _ in }
 
@@ -34,7 +33,7 @@ struct Refresher: Sendable {
     static func isTransient(_ error: LatchkeyError) -> Bool {
         switch error {
         case .network(let e): return DeviceAuthorizationFlow.isRetryable(e)
-        case .oauth(.unexpectedStatus(let status)): return status >= 500 || status == 429
+        case .oauth(.unexpectedStatus(let status), _): return status >= 500 || status == 429
         default: return false
         }
     }
@@ -43,8 +42,7 @@ struct Refresher: Sendable {
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
-        let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
-                                 clientSecret: clientSecret)
+        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken: refreshToken)

@@ -8,34 +8,50 @@ import LatchkeyJOSE
 /// Refresh is single-flight twice over: tasks in this process share one in-flight refresh, and the
 /// store's cross-process lock makes other processes re-read instead of refreshing again. A rotated
 /// refresh token is saved before anything is returned, so it is never lost.
-public actor Session {
+public actor Session: TokenSource {
     /// The client.
     public nonisolated let configuration: ClientConfiguration
-    /// The profile name stored in the session.
-    public nonisolated let profile: String
     let store: any TokenStore
-    let transport: any HTTPTransport
+    let transports: EndpointTransports
     let time: any TimeSource
     let random: any RandomSource
     let clientSecret: String?
+    let clientAuthentication: (any RequestAuthenticator)?
+    let nonces = ServerNonces()
     let injectedKeySet: (any KeySet)?
     private var keySets: [String: RemoteKeySet] = [:]
     private var inflight: Task<Token, any Error>?
     private var skew: Double?
 
-    /// Makes a session. `keySet` replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
-    public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
+    /// Makes a session for the profile `store` holds.
+    /// - Parameters:
+    ///   - transports: the transport per endpoint role (one for all: `EndpointTransports(client)`).
+    ///   - clientAuthentication: how the client authenticates; nil follows `configuration.authMethod`
+    ///     with `clientSecret`.
+    ///   - keySet: replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
+    public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
-                profile: String = "default", keySet: (any KeySet)? = nil) {
+                clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil) {
         self.configuration = configuration
         self.store = store
-        self.transport = transport
+        self.transports = transports
         self.time = time
         self.random = random
         self.clientSecret = clientSecret
-        self.profile = profile
+        self.clientAuthentication = clientAuthentication
         self.injectedKeySet = keySet
     }
+
+    /// A session whose every endpoint uses `transport`.
+    public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
+                time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
+                keySet: (any KeySet)? = nil) {
+        self.init(configuration: configuration, store: store, transports: EndpointTransports(transport), time: time,
+                  random: random, clientSecret: clientSecret, keySet: keySet)
+    }
+
+    /// The profile: the store's, so the two can never disagree.
+    public nonisolated var profile: String { store.profile }
 
     // MARK: Tokens
 
@@ -43,11 +59,25 @@ public actor Session {
     /// no network I/O and takes no lock. Otherwise it refreshes (single-flight) and saves first.
     /// Throws `.notSignedIn`, `.reauthenticationRequired` (tokens cleared), `.storage`, `.network`, ….
     public func validToken(minTTL: Double = 60, forceRefresh: Bool = false) async throws(LatchkeyError) -> Token {
-        if !forceRefresh {
-            guard let session = try loadSession() else { throw .notSignedIn }
-            if session.token.isValid(at: time.now(), minTTL: minTTL) { return session.token }
-        }
+        if !forceRefresh, let cached = try cachedToken(minTTL: minTTL) { return cached }
         return try await refreshSingleFlight(minTTL: minTTL, force: forceRefresh)
+    }
+
+    /// `TokenSource`: a token valid for at least 60 s; with `rejected` (refused by a resource server),
+    /// a different one: the stored token when another caller has replaced it already, else a refresh.
+    public func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {
+        guard let rejected else { return try await validToken() }
+        if let current = try loadSession()?.token, current.isValid(at: time.now(), minTTL: 0),
+           !ConstantTime.equals(Array(current.accessToken.utf8), Array(rejected.accessToken.utf8)) {
+            return current
+        }
+        return try await validToken(minTTL: 0, forceRefresh: true)
+    }
+
+    /// The hot path, synchronously: the stored token when valid for `minTTL` seconds, nil when a refresh
+    /// is needed. No network, no lock; throws `.notSignedIn` when nothing is stored.
+    public nonisolated func cachedToken(minTTL: Double = 60) throws(LatchkeyError) -> Token? {
+        try store.cachedToken(minTTL: minTTL, at: time.now())
     }
 
     /// Refreshes now, whatever the expiry, and returns the saved session.
@@ -65,8 +95,10 @@ public actor Session {
         if let inflight {
             do { return try await inflight.value } catch { throw Self.mapped(error) }
         }
-        let refresher = Refresher(configuration: configuration, store: store, transport: transport, time: time,
-                                  clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
+        let pipeline: ProviderPipeline
+        do { pipeline = try self.pipeline() } catch { throw Self.mapped(error) }
+        let refresher = Refresher(configuration: configuration, store: store, pipeline: pipeline, time: time,
+                                  keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
                                   skewObserver: { [self] skew in await self.record(skew: skew) })
         let task = Task<Token, any Error> {
             try await refresher.refreshUnderLock(minTTL: minTTL, force: force)
@@ -89,10 +121,10 @@ public actor Session {
         if let metadata {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
         } else {
-            meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transport,
+            meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
                                                         overrides: configuration.endpoints, quirks: configuration.quirks)
         }
-        let client = TokenClient(configuration: configuration, metadata: meta, transport: transport, clientSecret: clientSecret)
+        let client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline())
         let response: TokenResponse
         var nonce: String?
         switch flow {
@@ -105,7 +137,7 @@ public actor Session {
             if flow == .browser {
                 receiver = try LoopbackRedirectReceiver(redirectURI: configuration.redirectURI)
             } else {
-                guard let pasteReader else { throw .configuration("the paste flow needs a way to read the pasted URL") }
+                guard let pasteReader else { throw .configuration(.missingPasteReader) }
                 receiver = PastedRedirectReceiver(redirectURI: configuration.redirectURI ?? PastedRedirectReceiver.defaultRedirectURI,
                                                   readLine: pasteReader)
             }
@@ -123,7 +155,7 @@ public actor Session {
         }
         var token = response.token(at: receivedAt)
         token.idToken = verified?.compact
-        let session = StoredSession(profile: profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
+        let session = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
                                     subject: verified?.subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
                                     createdAt: receivedAt, updatedAt: receivedAt)
         let store = self.store
@@ -140,35 +172,38 @@ public actor Session {
     // MARK: Logout
 
     /// Revokes the refresh token, then the access token (RFC 7009), unless `revoke` is false, and
-    /// deletes the local session even when revocation fails. Returns the revocation warnings.
+    /// deletes the local session even when revocation fails. Returns what could not be revoked.
     ///
     /// All of it runs under the store's lock: a refresh in another process that holds the lock
     /// finishes first, and what is revoked is what is stored then, so no rotated refresh token can
     /// be saved after logout has said "revoked and deleted".
-    public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [String] {
+    public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [RevocationFailure] {
         let store = self.store
         let configuration = self.configuration
-        let transport = self.transport
-        let clientSecret = self.clientSecret
+        let pipeline = Result { () throws(LatchkeyError) in try self.pipeline() }
         do {
-            return try await store.withLock { () async throws -> [String] in
-                var warnings: [String] = []
+            return try await store.withLock { () async throws -> [RevocationFailure] in
+                var warnings: [RevocationFailure] = []
                 let session: StoredSession?
                 do { session = try store.load() } catch {
                     // An unreadable file still gets deleted: logout must always leave nothing behind.
-                    warnings.append("could not read the stored session: \(LatchkeyError.storage(error).message)")
+                    warnings.append(.unreadableSession(.storage(error)))
                     session = nil
                 }
                 if revoke, let session {
-                    let client = TokenClient(configuration: configuration, metadata: session.metadata, transport: transport,
-                                             clientSecret: clientSecret)
-                    if let refreshToken = session.token.refreshToken,
-                       let w = await client.revoke(refreshToken, typeHint: "refresh_token", accessToken: session.token.accessToken) {
-                        warnings.append(w)
-                    }
-                    if let w = await client.revoke(session.token.accessToken, typeHint: "access_token",
-                                                   accessToken: session.token.accessToken) {
-                        warnings.append(w)
+                    switch pipeline {
+                    case .failure(let error):
+                        warnings.append(.failed(session.token.refreshToken == nil ? .accessToken : .refreshToken, error))
+                    case .success(let pipeline):
+                        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
+                        if let refreshToken = session.token.refreshToken,
+                           let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken) {
+                            warnings.append(w)
+                        }
+                        if let w = await client.revoke(session.token.accessToken, kind: .accessToken,
+                                                       accessToken: session.token.accessToken) {
+                            warnings.append(w)
+                        }
                     }
                 }
                 do { try store.delete() } catch { throw LatchkeyError.storage(error) }
@@ -199,9 +234,20 @@ public actor Session {
         if let injectedKeySet { return injectedKeySet }
         let url = try EndpointExchange.endpointURL(metadata.jwksURI, name: "jwks_uri")
         if let existing = keySets[url.absoluteString] { return existing }
-        let set = RemoteKeySet(url: url, transport: transport, time: time)
+        let set = RemoteKeySet(url: url, transport: transports.transport(for: .jwks), time: time)
         keySets[url.absoluteString] = set
         return set
+    }
+
+    /// The request pipeline: the client's authentication, the transports, and this session's nonces.
+    func pipeline() throws(LatchkeyError) -> ProviderPipeline {
+        let authenticator: any RequestAuthenticator
+        if let clientAuthentication {
+            authenticator = clientAuthentication
+        } else {
+            authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
+        }
+        return ProviderPipeline(transports: transports, authenticators: [authenticator], time: time, random: random, nonces: nonces)
     }
 
     private func loadSession() throws(LatchkeyError) -> StoredSession? {

@@ -1,29 +1,40 @@
+import LatchkeyCrypto
 import LatchkeyHTTP
 
 /// Talks to the token and revocation endpoints for one client (RFC 6749 §4–6, RFC 8628 §3.4, RFC 7009).
-/// Never follows redirects; always asks for JSON; authenticates the client as configured.
+/// Never follows redirects; always asks for JSON; every request goes through the `ProviderPipeline`,
+/// whose authenticators add the client's authentication (and, later, proofs).
 public struct TokenClient: Sendable {
     /// The client.
     public let configuration: ClientConfiguration
     /// Endpoints (discovered or stored, overrides applied).
     public let metadata: ProviderMetadata
-    var exchange: EndpointExchange
-    let auth: ClientAuthentication
+    /// How requests are authenticated and sent.
+    public var pipeline: ProviderPipeline
 
-    /// Makes a client; `clientSecret` is only used with the `client_secret_*` methods.
-    public init(configuration: ClientConfiguration, metadata: ProviderMetadata, transport: any HTTPTransport,
-                clientSecret: String? = nil) {
+    /// Makes a client whose requests run through `pipeline`.
+    public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
         self.configuration = configuration
         self.metadata = metadata
-        self.exchange = EndpointExchange(transport: transport)
-        self.auth = ClientAuthentication(clientID: configuration.clientID, method: configuration.authMethod, secret: clientSecret)
+        self.pipeline = pipeline
+    }
+
+    /// Makes a client authenticated as `configuration.authMethod` says; `clientSecret` is only used
+    /// with the `client_secret_*` methods.
+    public init(configuration: ClientConfiguration, metadata: ProviderMetadata, transport: any HTTPTransport,
+                clientSecret: String? = nil, time: any TimeSource = SystemTimeSource(),
+                random: any RandomSource) throws(LatchkeyError) {
+        let authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
+        self.init(configuration: configuration, metadata: metadata,
+                  pipeline: ProviderPipeline(transports: EndpointTransports(transport), authenticators: [authenticator],
+                                             time: time, random: random))
     }
 
     /// The same client with each request's deadline cut to `seconds` (at least 1 s), so a stalled
     /// server cannot hold a flow past its own deadline.
     func bounded(to seconds: Double) -> TokenClient {
         var copy = self
-        copy.exchange.timeout = max(min(exchange.timeout, seconds), 1)
+        copy.pipeline.timeout = max(min(pipeline.timeout, seconds), 1)
         return copy
     }
 
@@ -31,8 +42,7 @@ public struct TokenClient: Sendable {
     /// Transport failures throw; OAuth errors come back in the outcome so the caller decides (polling).
     public func request(_ params: [(String, String)]) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
-        let (body, headers) = try auth.apply(to: params)
-        let response = try await exchange.postForm(url, body, headers: headers)
+        let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: params))
         return (TokenResponse.parse(response), response)
     }
 
@@ -52,35 +62,30 @@ public struct TokenClient: Sendable {
         return try Self.require(outcome, context: .refresh)
     }
 
-    /// Revokes `token` (RFC 7009). Returns nil on success, or a warning line on failure; never throws,
-    /// since a failed revocation must not stop a local logout. When a public client's client_id-only
-    /// request gets 401 (Glewlwyd), it retries once with `Authorization: Bearer <accessToken>`.
-    public func revoke(_ token: String, typeHint: String, accessToken: String?) async -> String? {
-        guard let endpoint = metadata.revocationEndpoint else {
-            return "not revoking the \(hintName(typeHint)): the provider has no revocation endpoint (pass --revocation-endpoint)"
-        }
-        guard let url = HTTPURL(string: endpoint) else {
-            return "not revoking the \(hintName(typeHint)): revocation endpoint \(endpoint) is not https"
-        }
-        let params = [("token", token), ("token_type_hint", typeHint)]
+    /// Revokes `token` (RFC 7009). Returns nil on success, or why it failed; never throws, since a
+    /// failed revocation must not stop a local logout. When a public client's client_id-only request
+    /// gets 401 (Glewlwyd), it retries once with `Authorization: Bearer <accessToken>`.
+    public func revoke(_ token: String, kind: TokenKind, accessToken: String?) async -> RevocationFailure? {
+        guard let endpoint = metadata.revocationEndpoint else { return .noEndpoint(kind) }
+        guard let url = HTTPURL(string: endpoint) else { return .insecureEndpoint(kind, endpoint: endpoint) }
+        let request = ProviderRequest(role: .revocation, url: url, form: [("token", token), ("token_type_hint", kind.rawValue)])
         do {
-            let (body, headers) = try auth.apply(to: params)
-            var response = try await exchange.postForm(url, body, headers: headers)
+            var response = try await pipeline.send(request)
             if response.status == 401, configuration.authMethod == .none, let accessToken {
-                response = try await exchange.postForm(url, body, headers: [("Authorization", "Bearer " + accessToken)])
+                var bearer = request
+                bearer.form.append(("client_id", configuration.clientID))
+                bearer.setHeader("Authorization", "Bearer " + accessToken)
+                var plain = pipeline
+                plain.authenticators = []
+                response = try await plain.send(bearer)
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.
             if (200..<300).contains(response.status) { return nil }
-            let detail: String
-            if case .error(let e) = TokenResponse.parse(response) { detail = e.description } else { detail = "HTTP \(response.status)" }
-            return "revoking the \(hintName(typeHint)) failed: \(detail)"
+            if case .error(let e) = TokenResponse.parse(response) { return .refused(kind, e) }
+            return .refused(kind, .unexpectedStatus(response.status))
         } catch {
-            return "revoking the \(hintName(typeHint)) failed: \(error.message)"
+            return .failed(kind, error)
         }
-    }
-
-    private func hintName(_ hint: String) -> String {
-        hint == "refresh_token" ? "refresh token" : "access token"
     }
 
     enum Context { case codeExchange, refresh }
@@ -98,7 +103,7 @@ public struct TokenClient: Sendable {
             case (_, .malformedResponse(let r)):
                 throw .protocolViolation(r)
             default:
-                throw .oauth(e)
+                throw .oauth(e, endpoint: .token)
             }
         }
     }

@@ -5,6 +5,9 @@
 /// (`Session`) takes it, re-reads, refreshes only if still needed, saves, and releases, so a
 /// rotated refresh token is never lost to a race.
 public protocol TokenStore: Sendable {
+    /// The profile this store holds; a `Session` over the store takes its profile from here, so the
+    /// two cannot disagree (a mismatch would surface only after the person has approved).
+    var profile: String { get }
     /// The stored session, or nil when there is none. Throws `TokenStoreError` on corrupt,
     /// tampered or unreadable data — never returns nil for a file that exists but cannot be read.
     func load() throws -> StoredSession?

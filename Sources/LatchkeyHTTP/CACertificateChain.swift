@@ -21,6 +21,9 @@ final class CACertificateChain: @unchecked Sendable {
         chain = parsed
     }
 
+    /// The `tlsFailure` reason when no CA bundle was found at all.
+    static let noBundleReason = "no CA bundle found"
+
     deinit {
         mbedtls_x509_crt_free(chain)
         chain.deallocate()
@@ -51,7 +54,7 @@ final class CAChainCache: Sendable {
         }
         if let cached { return try cached.get() }
         guard let path else {
-            throw .tlsFailure(reason: "no CA bundle found (use --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE)")
+            throw .tlsFailure(reason: CACertificateChain.noBundleReason)
         }
         do throws(HTTPError) {
             return try CACertificateChain(path: path)

@@ -51,11 +51,18 @@ extension HTTPClient {
         "/usr/local/share/certs/ca-root-nss.crt",
     ]
 
-    /// The CA bundle to use: `explicit` (`--ca-file`), then `LATCHKEY_CA_FILE`, then `SSL_CERT_FILE`, then the
+    /// True when `error` says that no CA bundle was found anywhere (nothing explicit, no `SSL_CERT_FILE`,
+    /// no system bundle), so a program can tell the person how to name one.
+    public static func isMissingCABundle(_ error: HTTPError) -> Bool {
+        if case .tlsFailure(let reason) = error { return reason == CACertificateChain.noBundleReason }
+        return false
+    }
+
+    /// The CA bundle to use: `explicit` (the program's own setting), then `SSL_CERT_FILE`, then the
     /// first readable system bundle. An explicit or environment path is returned even if unreadable, so the
     /// user gets an error about the file they named rather than a silent fallback.
     public static func resolveCAFile(explicit: String?, environment: [String: String]) -> String? {
-        for candidate in [explicit, environment["LATCHKEY_CA_FILE"], environment["SSL_CERT_FILE"]] {
+        for candidate in [explicit, environment["SSL_CERT_FILE"]] {
             if let candidate, !candidate.isEmpty { return candidate }
         }
         return systemCABundlePaths.first { access($0, R_OK) == 0 }

@@ -3,9 +3,10 @@ import Testing
 
 @Suite struct CAFileResolutionTests {
     @Test func precedence() {
+        // The program's own variable (the CLI's LATCHKEY_CA_FILE) arrives as `explicit`; the library knows none.
         let env = ["LATCHKEY_CA_FILE": "/l.pem", "SSL_CERT_FILE": "/s.pem"]
         #expect(HTTPClient.resolveCAFile(explicit: "/e.pem", environment: env) == "/e.pem")
-        #expect(HTTPClient.resolveCAFile(explicit: nil, environment: env) == "/l.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: nil, environment: env) == "/s.pem")
         #expect(HTTPClient.resolveCAFile(explicit: "", environment: ["SSL_CERT_FILE": "/s.pem"]) == "/s.pem")
     }
 

@@ -8,14 +8,14 @@ import Testing
             ("file:/etc/latchkey/key", .file(path: "/etc/latchkey/key")), ("file:relative:with:colons", .file(path: "relative:with:colons")),
         ]
         for (text, source) in cases {
-            #expect(KeySource(argument: text) == source)
-            #expect(source.argument == text)
+            #expect(KeySource(name: text) == source)
+            #expect(source.name == text)
         }
     }
 
     @Test func rejectsEverythingElse() {
         for text in ["", "Machine", "file:", "file", "tpm", "machine ", "passphrase:x"] {
-            #expect(KeySource(argument: text) == nil, "\(text) was accepted")
+            #expect(KeySource(name: text) == nil, "\(text) was accepted")
         }
     }
 

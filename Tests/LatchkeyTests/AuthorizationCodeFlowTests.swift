@@ -5,8 +5,8 @@ import LatchkeyHTTP
 
 @Suite struct AuthorizationCodeFlowTests {
     func flow(_ metadata: ProviderMetadata = testMetadata()) -> AuthorizationCodeFlow {
-        let client = TokenClient(configuration: testConfiguration(), metadata: metadata,
-                                 transport: FakeTransport { _, _ in Reply.empty(500) })
+        let client = try! TokenClient(configuration: testConfiguration(), metadata: metadata,
+                                      transport: FakeTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
         return AuthorizationCodeFlow(client: client, random: CountingRandom())
     }
 
@@ -53,9 +53,9 @@ import LatchkeyHTTP
         let f = flow()
         let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
         do { _ = try f.code(from: .parameters([("error", "access_denied"), ("state", request.state)]), for: request) }
-        catch { #expect(error.exitCode == 4) }
+        catch { #expect(error.category == .denied) }
         do { _ = try f.code(from: .parameters([("error", "invalid_scope"), ("state", request.state)]), for: request) }
-        catch { #expect(error.exitCode == 7) }
+        catch { #expect(error.category == .protocolViolation) }
     }
 
     /// Issue 12, item 2: `state` is checked before `error`, so whoever cannot show it can neither

@@ -63,7 +63,7 @@ import LatchkeyJOSE
             TestIssuer.claims(now: clock.now(), extra: [("iat", .integer(local - 86_500)), ("exp", .integer(local - 3600))])
         }
         let store = MemoryTokenStore()
-        await expectError(exitCode: 8) { try await signIn(t, idp, clock: clock, store: store) }
+        await expectError(category: .verification) { try await signIn(t, idp, clock: clock, store: store) }
         #expect(store.session == nil)
     }
 
@@ -85,7 +85,7 @@ import LatchkeyJOSE
         let store = MemoryTokenStore()
         let session = Session(configuration: testConfiguration(), store: store, transport: provider(idp, clock: clock, serverOffset: 7200),
                               time: clock, random: CountingRandom(), keySet: try idp.keySet())
-        await expectError(exitCode: 8) { try await session.signIn(flow: .device, metadata: testMetadata()) }
+        await expectError(category: .verification) { try await session.signIn(flow: .device, metadata: testMetadata()) }
         let skew = try #require(await session.observedClockSkew)
         #expect(abs(skew - 7200) < 10)
         #expect(await session.clockSkewWarning?.contains("behind") == true)
@@ -106,7 +106,7 @@ import LatchkeyJOSE
                                    metadata: testMetadata(), createdAt: now, updatedAt: now)
         let session = Session(configuration: testConfiguration(), store: MemoryTokenStore(stored), transport: t, time: clock,
                               random: CountingRandom(), keySet: try idp.keySet())
-        await expectError(exitCode: 8) { try await session.validToken() }
+        await expectError(category: .verification) { try await session.validToken() }
     }
 
     @Test func smallSkewIsIgnored() {

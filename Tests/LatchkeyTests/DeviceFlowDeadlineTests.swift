@@ -9,7 +9,8 @@ import LatchkeyHTTP
     let clock = VirtualClock()
 
     func flow(_ transport: FakeTransport) -> DeviceAuthorizationFlow {
-        DeviceAuthorizationFlow(client: TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: transport),
+        DeviceAuthorizationFlow(client: try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
+                                                         random: CountingRandom()),
                                 time: clock, random: CountingRandom())
     }
 
@@ -40,7 +41,7 @@ import LatchkeyHTTP
             _ = try await flow(t).run(timeout: 8)
             Issue.record("a stalled device endpoint cannot sign in")
         } catch {
-            #expect(error.exitCode == 5, "\(error)")
+            #expect(error.category == .expired, "\(error)")
         }
         #expect(t.sent.first?.request.timeout == 8)
         #expect(clock.now().timeIntervalSince(started) <= 8 + 0.001)

@@ -34,7 +34,8 @@ final class PollScript: @unchecked Sendable {
 
     func flow(_ transport: FakeTransport, metadata: ProviderMetadata = testMetadata(),
               configuration: ClientConfiguration = testConfiguration(), secret: String? = nil) -> DeviceAuthorizationFlow {
-        let client = TokenClient(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret)
+        let client = try! TokenClient(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
+                                      random: CountingRandom())
         return DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom())
     }
 
@@ -80,7 +81,7 @@ final class PollScript: @unchecked Sendable {
         // Keycloak with PKCE required but not sent, or an unknown client.
         let device = Reply.json(400, #"{"error":"invalid_request","error_description":"Missing parameter: code_challenge_method"}"#)
         let t = PollScript([Self.token]).transport(clock: clock, deviceReply: device)
-        await expectError(exitCode: 7, code: "invalid_request") { try await flow(t, configuration: testConfiguration(pkce: .never)).run() }
+        await expectError(category: .protocolViolation, code: "invalid_request") { try await flow(t, configuration: testConfiguration(pkce: .never)).run() }
         #expect(t.sent.count == 1)
     }
 
@@ -158,30 +159,30 @@ final class PollScript: @unchecked Sendable {
 
     @Test func auth0ExpiredTokenEndsWithExpired() async {
         let t = PollScript([Self.pending, Reply.json(403, #"{"error":"expired_token"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 5) { try await flow(t).run() }
+        await expectError(category: .expired) { try await flow(t).run() }
         #expect(t.sent.count == 3)
     }
 
     @Test func auth0InvalidGrantAfterExpiryEndsWithExpired() async {
         let t = PollScript([Reply.json(403, #"{"error":"invalid_grant"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 5) { try await flow(t).run() }
+        await expectError(category: .expired) { try await flow(t).run() }
     }
 
     /// cli.md: the error event's `error` is the server's OAuth code. `invalid_grant` while polling
     /// still ends the wait (exit 5) but is reported as what the server said.
     @Test func invalidGrantWhilePollingIsReportedAsInvalidGrant() async {
         let t = PollScript([Self.pending, Reply.json(400, #"{"error":"invalid_grant","error_description":"code used"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 5, code: "invalid_grant") { try await flow(t).run() }
+        await expectError(category: .expired, code: "invalid_grant") { try await flow(t).run() }
         // The server's own expired_token, and the client-side deadline, stay expired_token.
         let expired = PollScript([Reply.json(400, #"{"error":"expired_token"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 5, code: "expired_token") { try await flow(expired).run() }
+        await expectError(category: .expired, code: "expired_token") { try await flow(expired).run() }
         let forever = PollScript([Self.pending]).transport(clock: clock)
-        await expectError(exitCode: 5, code: "expired_token") { try await flow(forever).run() }
+        await expectError(category: .expired, code: "expired_token") { try await flow(forever).run() }
     }
 
     @Test func accessDeniedEndsWithDenied() async {
         let t = PollScript([Self.pending, Reply.json(403, #"{"error":"access_denied"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 4) { try await flow(t).run() }
+        await expectError(category: .denied) { try await flow(t).run() }
     }
 
     @Test func entraAuthorizationDeclinedAndMessage() async {
@@ -189,7 +190,7 @@ final class PollScript: @unchecked Sendable {
         let t = PollScript([Reply.json(400, #"{"error":"authorization_pending"}"#),
                             Reply.json(400, #"{"error":"authorization_declined","error_description":"AADSTS70000: user declined"}"#)]).transport(clock: clock, deviceReply: device)
         let events = EventLog()
-        await expectError(exitCode: 4) { try await flow(t).run(events: events.record) }
+        await expectError(category: .denied) { try await flow(t).run(events: events.record) }
         #expect(events.verification?.message?.hasPrefix("To sign in") == true)
         #expect(events.verification?.verificationURIComplete == nil)
         #expect(events.verification?.expiresIn == 900)
@@ -197,26 +198,26 @@ final class PollScript: @unchecked Sendable {
 
     @Test func entraBadVerificationCodeIsAProtocolError() async {
         let t = PollScript([Reply.json(400, #"{"error":"bad_verification_code"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 7) { try await flow(t).run() }
+        await expectError(category: .protocolViolation) { try await flow(t).run() }
     }
 
     @Test(arguments: ["invalid_client", "unauthorized_client", "incorrect_device_code", "device_flow_disabled"])
     func githubAndClientErrorsEndWithProtocolCategory(code: String) async {
         let t = PollScript([Reply.json(200, #"{"error":"\#(code)"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 7) { try await flow(t).run() }
+        await expectError(category: .protocolViolation) { try await flow(t).run() }
         #expect(t.sent.count == 2)
     }
 
     @Test func djangoDeviceNotFound404() async {
         let t = PollScript([Reply.json(404, #"{"error":"device_not_found"}"#)]).transport(clock: clock)
-        await expectError(exitCode: 7) { try await flow(t).run() }
+        await expectError(category: .protocolViolation) { try await flow(t).run() }
     }
 
     @Test func springPendingForeverStopsAtTheDeadline() async {
         // expires_in 600, interval 5: at most 119 polls (the 120th would land at t=600, not before the deadline... it is refused).
         let t = PollScript([Self.pending]).transport(clock: clock)
         let start = clock.now()
-        await expectError(exitCode: 5) { try await flow(t).run() }
+        await expectError(category: .expired) { try await flow(t).run() }
         let polls = t.sent(to: "/token")
         #expect(polls.count == 120)
         #expect(polls.last!.at.timeIntervalSince(start) <= 600)
@@ -227,7 +228,7 @@ final class PollScript: @unchecked Sendable {
         let device = Reply.json(200, #"{"device_code":"dc","user_code":"U","verification_uri":"https://idp.example/a"}"#)
         let t = PollScript([Self.pending]).transport(clock: clock, deviceReply: device)
         let start = clock.now()
-        await expectError(exitCode: 5) { try await flow(t).run() }
+        await expectError(category: .expired) { try await flow(t).run() }
         #expect(t.sent(to: "/token").count == 360)
         #expect(clock.now().timeIntervalSince(start) <= 1800)
     }
@@ -243,7 +244,7 @@ final class PollScript: @unchecked Sendable {
     @Test func callerTimeoutEndsWithTimedOut() async {
         let t = PollScript([Self.pending]).transport(clock: clock)
         let start = clock.now()
-        await expectError(exitCode: 5, code: "timed_out") { try await flow(t).run(timeout: 12) }
+        await expectError(category: .expired, code: "timed_out") { try await flow(t).run(timeout: 12) }
         #expect(t.sent(to: "/token").count == 2)
         #expect(clock.now().timeIntervalSince(start) == 12)
     }
@@ -278,21 +279,21 @@ final class PollScript: @unchecked Sendable {
         #expect(t.sent(to: "/device").count == 3)
         #expect(clock.sleeps.prefix(2) == [1, 2])
         let failing = FakeTransport(clock: clock) { _, _ in Reply.empty(503) }
-        await expectError(exitCode: 7) { try await flow(failing).run() }
+        await expectError(category: .protocolViolation) { try await flow(failing).run() }
         #expect(failing.sent.count == DeviceAuthorizationFlow.startAttempts)
     }
 
     @Test func retriesStopAtTheDeadline() async {
         let t = PollScript([nil]).transport(clock: clock)
         let start = clock.now()
-        await expectError(exitCode: 5) { try await flow(t).run() }
+        await expectError(category: .expired) { try await flow(t).run() }
         #expect(clock.now().timeIntervalSince(start) <= 600)
         #expect(t.sent(to: "/token").count >= 10)
     }
 
     @Test func tlsFailureIsNotRetried() async {
         let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.tlsFailure(reason: "certificate not trusted") }
-        await expectError(exitCode: 6) { try await flow(t).run() }
+        await expectError(category: .network) { try await flow(t).run() }
         #expect(t.sent.count == 1)
     }
 
@@ -304,7 +305,7 @@ final class PollScript: @unchecked Sendable {
         task.cancel()
         let result = await task.result
         guard case .failure(let e) = result else { Issue.record("finished after cancellation"); return }
-        #expect((e as? LatchkeyError)?.exitCode == 130)
+        #expect((e as? LatchkeyError)?.category == .cancelled)
     }
 
     @Test func keycloakPKCEOnDeviceEndpointWhenAdvertised() async throws {
@@ -350,7 +351,7 @@ final class PollScript: @unchecked Sendable {
 
     @Test func missingDeviceEndpointIsAConfigurationError() async {
         let t = PollScript([Self.token]).transport(clock: clock)
-        await expectError(exitCode: 2) { try await flow(t, metadata: testMetadata(device: false)).run() }
+        await expectError(category: .configuration) { try await flow(t, metadata: testMetadata(device: false)).run() }
         #expect(t.sent.isEmpty)
     }
 }
@@ -378,14 +379,14 @@ final class NSLockish: @unchecked Sendable {
     func run<T>(_ body: () -> T) -> T { pthread_mutex_lock(&m); defer { pthread_mutex_unlock(&m) }; return body() }
 }
 
-/// Expects `body` to throw a LatchkeyError with `exitCode` (and `code` when given).
-func expectError<T>(exitCode: Int32, code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+/// Expects `body` to throw a LatchkeyError of `category` (and `code` when given).
+func expectError<T>(category: LatchkeyError.Category, code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
                     _ body: () async throws -> T) async {
     do {
         _ = try await body()
-        Issue.record("expected an error with exit code \(exitCode), got success", sourceLocation: sourceLocation)
+        Issue.record("expected a \(category) error, got success", sourceLocation: sourceLocation)
     } catch let error as LatchkeyError {
-        #expect(error.exitCode == exitCode, "\(error.message)", sourceLocation: sourceLocation)
+        #expect(error.category == category, "\(error.message)", sourceLocation: sourceLocation)
         if let code { #expect(error.code == code, sourceLocation: sourceLocation) }
     } catch {
         Issue.record("expected a LatchkeyError, got \(error)", sourceLocation: sourceLocation)

@@ -39,14 +39,14 @@ import LatchkeyHTTP
 
     @Test func issuerMismatchIsRefused() async {
         let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://evil.example")) }
-        await expectError(exitCode: 7, code: "issuer_mismatch") {
+        await expectError(category: .protocolViolation, code: "issuer_mismatch") {
             try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t)
         }
     }
 
     @Test func trailingSlashIssuerMustMatchExactly() async {
         let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example")) }
-        await expectError(exitCode: 7, code: "issuer_mismatch") {
+        await expectError(category: .protocolViolation, code: "issuer_mismatch") {
             try await ProviderDiscovery.discover(issuer: "https://idp.example/", transport: t)
         }
     }
@@ -55,14 +55,14 @@ import LatchkeyHTTP
         let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "http://127.0.0.1:8080/api/oidc")) }
         let m = try await ProviderDiscovery.discover(issuer: "http://127.0.0.1:8080/api/oidc", transport: t)
         #expect(m.tokenEndpoint == "http://127.0.0.1:8080/api/oidc/token")
-        await expectError(exitCode: 2) { try await ProviderDiscovery.discover(issuer: "http://idp.example", transport: t) }
+        await expectError(category: .configuration) { try await ProviderDiscovery.discover(issuer: "http://idp.example", transport: t) }
     }
 
     @Test func insecureEndpointInMetadataIsRefused() async {
         let t = FakeTransport { _, _ in
             Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"http://idp.example/token"}"#)
         }
-        await expectError(exitCode: 7) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+        await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 
     @Test func djangoMetadataLacksDeviceAndRevocationSoOverridesFillThem() async throws {
@@ -83,12 +83,12 @@ import LatchkeyHTTP
 
     @Test func networkErrorIsExitSix() async {
         let t = FakeTransport { _, _ in throw HTTPError.dnsFailure(host: "idp.example") }
-        await expectError(exitCode: 6) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+        await expectError(category: .network) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 
     @Test func nothingFoundIsAProtocolError() async {
         let t = FakeTransport { _, _ in Reply.empty(404) }
-        await expectError(exitCode: 7) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+        await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 }
 

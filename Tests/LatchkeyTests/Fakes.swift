@@ -84,7 +84,12 @@ struct CountingRandom: RandomSource {
 final class MemoryTokenStore: TokenStore, @unchecked Sendable {
     private let state = Mutex<(session: StoredSession?, saves: [StoredSession], deletes: Int, locked: Bool, waiters: [CheckedContinuation<Void, Never>])>((nil, [], 0, false, []))
 
-    init(_ session: StoredSession? = nil) { state.withLock { $0.session = session } }
+    let profile: String
+
+    init(_ session: StoredSession? = nil, profile: String = "default") {
+        self.profile = profile
+        state.withLock { $0.session = session }
+    }
 
     var session: StoredSession? { state.withLock { $0.session } }
     var saves: [StoredSession] { state.withLock { $0.saves } }
@@ -128,6 +133,7 @@ final class MemoryTokenStore: TokenStore, @unchecked Sendable {
 /// A store whose every operation fails, as a corrupt or unreadable file would.
 struct FailingTokenStore: TokenStore {
     struct Broken: Error {}
+    var profile: String { "default" }
     func load() throws -> StoredSession? { throw Broken() }
     func save(_ session: StoredSession) throws { throw Broken() }
     func delete() throws { throw Broken() }

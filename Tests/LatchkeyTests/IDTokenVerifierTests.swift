@@ -21,7 +21,7 @@ import LatchkeyJOSE
         } catch {
             guard case .verification(let e) = error else { Issue.record("wrong error \(error)", sourceLocation: sourceLocation); return }
             #expect(matches(e), "\(e)", sourceLocation: sourceLocation)
-            #expect(error.exitCode == 8, sourceLocation: sourceLocation)
+            #expect(error.category == .verification, sourceLocation: sourceLocation)
         }
     }
 

@@ -34,7 +34,7 @@ import LatchkeyJOSE
             try IDTokenVerifier.checkRefresh(new, previous: previous)
             Issue.record("refreshed ID token accepted", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.exitCode == 8, sourceLocation: sourceLocation)
+            #expect(error.category == .verification, sourceLocation: sourceLocation)
             guard case .verification(.refreshMismatch(let got, _, _)) = error else {
                 Issue.record("wrong error \(error)", sourceLocation: sourceLocation); return
             }
@@ -137,7 +137,7 @@ import LatchkeyJOSE
             _ = try await v.verify(early)
             Issue.record("token used before its nbf was accepted")
         } catch {
-            #expect(error.exitCode == 8)
+            #expect(error.category == .verification)
             #expect(error.message.contains("nbf"), "\(error.message)")
         }
         // Within the 60 s leeway, and with the time checks skipped, it passes.
@@ -166,6 +166,6 @@ import LatchkeyJOSE
         }
         let session = Session(configuration: testConfiguration(), store: MemoryTokenStore(stored), transport: t, time: clock,
                               random: CountingRandom(), keySet: try idp.keySet())
-        await expectError(exitCode: 8) { try await session.validToken() }
+        await expectError(category: .verification) { try await session.validToken() }
     }
 }

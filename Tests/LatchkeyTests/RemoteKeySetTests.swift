@@ -29,17 +29,17 @@ import LatchkeyJOSE
         let jws = try JWS(compact: try idp.sign(TestIssuer.claims(now: clock.now())))
         let downTransport = FakeTransport { _, _ in throw HTTPError.timedOut(after: 10) }
         let down = RemoteKeySet(url: url, transport: downTransport, time: clock)
-        await expectError(exitCode: 6) { try await down.verify(jws, allowed: [.es256]) }
+        await expectError(category: .network) { try await down.verify(jws, allowed: [.es256]) }
         #expect(downTransport.sent.count == RemoteKeySet.fetchAttempts)
         let brokenTransport = FakeTransport { _, _ in Reply.json(500, "{}") }
         let broken = RemoteKeySet(url: url, transport: brokenTransport, time: clock)
-        await expectError(exitCode: 7) { try await broken.verify(jws, allowed: [.es256]) }
+        await expectError(category: .protocolViolation) { try await broken.verify(jws, allowed: [.es256]) }
         #expect(brokenTransport.sent.count == RemoteKeySet.fetchAttempts)
         let tls = FakeTransport { _, _ in throw HTTPError.tlsFailure(reason: "untrusted") }
-        await expectError(exitCode: 6) { try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256]) }
+        await expectError(category: .network) { try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256]) }
         #expect(tls.sent.count == 1)
         let garbage = RemoteKeySet(url: url, transport: FakeTransport { _, _ in Reply.json(200, #"{"keys":"nope"}"#) }, time: clock)
-        await expectError(exitCode: 7) { try await garbage.verify(jws, allowed: [.es256]) }
+        await expectError(category: .protocolViolation) { try await garbage.verify(jws, allowed: [.es256]) }
     }
 
     @Test func droppedJWKSResponseIsRetried() async throws {

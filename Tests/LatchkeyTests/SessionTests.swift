@@ -43,11 +43,11 @@ import LatchkeyJOSE
     }
 
     @Test func notSignedInIsExit3() async {
-        await expectError(exitCode: 3, code: "not_signed_in") { try await session(MemoryTokenStore(), rotatingServer()).validToken() }
+        await expectError(category: .signInRequired, code: "not_signed_in") { try await session(MemoryTokenStore(), rotatingServer()).validToken() }
     }
 
     @Test func storageFailureIsExit9() async {
-        await expectError(exitCode: 9) { try await session(FailingTokenStore(), rotatingServer()).validToken() }
+        await expectError(category: .storage) { try await session(FailingTokenStore(), rotatingServer()).validToken() }
     }
 
     @Test func expiringTokenIsRefreshedAndRotationSavedBeforeReturn() async throws {
@@ -118,15 +118,15 @@ import LatchkeyJOSE
         #expect(t.sent.count == 1)
         // Once expired, the failure is reported.
         let expired = MemoryTokenStore(stored(expiresIn: -1))
-        await expectError(exitCode: 6) { try await session(expired, t).validToken() }
+        await expectError(category: .network) { try await session(expired, t).validToken() }
         // A forced refresh reports it too.
-        await expectError(exitCode: 6) { try await session(store, t).validToken(forceRefresh: true) }
+        await expectError(category: .network) { try await session(store, t).validToken(forceRefresh: true) }
     }
 
     @Test func glewlwydEmpty400OnRefreshClearsTokensAndAsksForSignIn() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
         let t = FakeTransport(clock: clock) { _, _ in Reply.empty(400) }
-        await expectError(exitCode: 3, code: "reauthentication_required") { try await session(store, t).validToken() }
+        await expectError(category: .signInRequired, code: "reauthentication_required") { try await session(store, t).validToken() }
         #expect(store.session == nil)
         #expect(store.deletes == 1)
         #expect(t.sent.count == 1)
@@ -135,7 +135,7 @@ import LatchkeyJOSE
     @Test func noRefreshTokenMeansSignInAgain() async {
         let store = MemoryTokenStore(stored(expiresIn: 0, refreshToken: nil))
         let t = rotatingServer()
-        await expectError(exitCode: 3) { try await session(store, t).validToken() }
+        await expectError(category: .signInRequired) { try await session(store, t).validToken() }
         #expect(t.sent.isEmpty)
     }
 
@@ -157,14 +157,14 @@ import LatchkeyJOSE
         let store = MemoryTokenStore(stored(expiresIn: 0))
         let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
         let s = session(store, t, keySet: try idp.keySet())
-        await expectError(exitCode: 8) { try await s.validToken() }
+        await expectError(category: .verification) { try await s.validToken() }
         #expect(store.session?.token.refreshToken == "rt-2")
         #expect(store.session?.token.accessToken == "at-1")
         #expect(store.session?.token.expiresAt == clock.now())
         #expect(store.session?.token.idToken == "id-old")
         #expect(store.session?.subject == "user-1")
         // The previous token has expired: no token is handed out, the next refresh must succeed.
-        await expectError(exitCode: 8) { try await s.validToken() }
+        await expectError(category: .verification) { try await s.validToken() }
         #expect(t.sent.map { $0.form["refresh_token"] } == ["rt-1", "rt-2"])
     }
 
@@ -174,7 +174,7 @@ import LatchkeyJOSE
         let store = MemoryTokenStore(stored(expiresIn: 600))
         let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
         let s = session(store, t, keySet: try idp.keySet())
-        await expectError(exitCode: 8) { try await s.validToken(forceRefresh: true) }
+        await expectError(category: .verification) { try await s.validToken(forceRefresh: true) }
         let token = try await s.validToken()
         #expect(token.accessToken == "at-1")
         #expect(t.sent.count == 1)
@@ -230,7 +230,8 @@ import LatchkeyJOSE
         let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
         let warnings = try await session(store, t).logout()
         #expect(warnings.count == 2)
-        #expect(warnings[0].contains("refresh token"))
+        #expect(warnings[0].description.contains("refresh token"))
+        guard case .failed(.refreshToken, .network) = warnings[0] else { Issue.record("\(warnings[0])"); return }
         #expect(store.session == nil)
     }
 
@@ -306,7 +307,7 @@ import LatchkeyJOSE
         let idp = try TestIssuer()
         let t = provider(idp) { TestIssuer.claims(now: $0, extra: [("aud", "another-client")]) }
         let store = MemoryTokenStore()
-        await expectError(exitCode: 8) { try await session(store, t).signIn(flow: .device) }
+        await expectError(category: .verification) { try await session(store, t).signIn(flow: .device) }
         #expect(store.session == nil)
     }
 

@@ -71,18 +71,18 @@ import LatchkeyHTTP
 
     @Test func codeExchangeAndRefreshReportAProtocolViolation() async {
         let t = FakeTransport { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
-        let client = TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t)
-        await expectError(exitCode: 7, code: "protocol_violation") {
+        let client = try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await client.exchangeCode("c", redirectURI: "http://127.0.0.1/cb", verifier: "v")
         }
-        await expectError(exitCode: 7, code: "protocol_violation") { try await client.refresh(refreshToken: "rt") }
+        await expectError(category: .protocolViolation, code: "protocol_violation") { try await client.refresh(refreshToken: "rt") }
     }
 
     @Test func deviceLoginEndsWithAProtocolViolation() async {
         let clock = VirtualClock()
         let t = PollScript([Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#)]).transport(clock: clock)
-        let client = TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t)
-        await expectError(exitCode: 7, code: "protocol_violation") {
+        let client = try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).run()
         }
     }
@@ -96,7 +96,7 @@ import LatchkeyHTTP
         let store = MemoryTokenStore(stored)
         let t = FakeTransport(clock: clock) { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
         let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock, random: CountingRandom())
-        await expectError(exitCode: 7) { try await session.validToken() }
+        await expectError(category: .protocolViolation) { try await session.validToken() }
         #expect(store.session?.token.accessToken == "at-1")
     }
 }

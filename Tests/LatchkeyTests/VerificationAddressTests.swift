@@ -24,7 +24,7 @@ import LatchkeyHTTP
                 _ = try parse(uri: v, complete: c)
                 Issue.record("accepted \(v) / \(c ?? "-")")
             } catch {
-                #expect(error.exitCode == 7, "\(error)")
+                #expect(error.category == .protocolViolation, "\(error)")
             }
         }
     }
@@ -42,7 +42,7 @@ import LatchkeyHTTP
                 _ = try LoopbackRedirectReceiver(redirectURI: uri)
                 Issue.record("accepted \(uri)")
             } catch {
-                #expect(error.exitCode == 2, "\(uri): \(error)")
+                #expect(error.category == .configuration, "\(uri): \(error)")
             }
         }
     }

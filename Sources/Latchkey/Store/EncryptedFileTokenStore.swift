@@ -18,6 +18,16 @@ public final class EncryptedFileTokenStore: TokenStore {
     public let keySource: KeySource
     /// `<state-dir>/<profile>.tokens`.
     public var tokenFilePath: String { stateDirectory + "/" + profile + ".tokens" }
+    /// True when the profile's token file exists (whatever it holds); nothing is read or decrypted.
+    public var hasTokenFile: Bool { access(tokenFilePath, F_OK) == 0 }
+
+    /// Deletes the token file under the lock, when there is one; a missing state folder is left
+    /// missing. This is logout for a profile whose settings are gone.
+    public func deleteUnderLock() async throws {
+        guard hasTokenFile else { return }
+        try await withLock { try self.delete() }
+    }
+
     /// `<state-dir>/<profile>.lock`.
     public var lockFilePath: String { stateDirectory + "/" + profile + ".lock" }
     /// `<state-dir>/machine.key`, used by the `machine` key source.

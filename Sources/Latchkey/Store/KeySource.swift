@@ -44,23 +44,22 @@ public enum KeySource: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Parses the CLI spelling `machine|passphrase|credential|file:PATH`; nil for anything else
-    /// (the CLI reports that as a usage error, exit 2).
-    public init?(argument: String) {
-        switch argument {
+    /// Parses the stored spelling `machine|passphrase|credential|file:PATH`; nil for anything else.
+    public init?(name: String) {
+        switch name {
         case "machine": self = .machine
         case "passphrase": self = .passphrase
         case "credential": self = .credential
         default:
-            guard argument.hasPrefix("file:") else { return nil }
-            let path = String(argument.dropFirst("file:".count))
+            guard name.hasPrefix("file:") else { return nil }
+            let path = String(name.dropFirst("file:".count))
             guard !path.isEmpty, !path.utf8.contains(0) else { return nil }
             self = .file(path: path)
         }
     }
 
-    /// The CLI spelling, the inverse of `init(argument:)`; also what profiles/NAME.json stores.
-    public var argument: String {
+    /// The spelling profiles/NAME.json stores (`machine`, `passphrase`, `credential`, `file:PATH`), the inverse of `init(name:)`.
+    public var name: String {
         switch self {
         case .machine: return "machine"
         case .passphrase: return "passphrase"
@@ -69,6 +68,6 @@ public enum KeySource: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Same as `argument`.
-    public var description: String { argument }
+    /// Same as `name`.
+    public var description: String { name }
 }

@@ -61,7 +61,7 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case let .keyUnavailable(reason):
             return "token key unavailable: \(reason)"
         case .passphraseRequired:
-            return "a passphrase is required for this profile (use --passphrase-file or LATCHKEY_PASSPHRASE)"
+            return "a passphrase is required for this profile"
         case let .invalidProfileName(name):
             return "invalid profile name '\(name)': use 1-64 letters, digits, '.', '_' or '-', not starting with '.'"
         case let .io(path, operation, code):

@@ -1,4 +1,3 @@
-import Glibc
 import Latchkey
 import LatchkeyCrypto
 
@@ -63,11 +62,7 @@ enum LoginCommand {
         guard let clientID = args.string("client-id") ?? existing?.client.clientID, !clientID.isEmpty else {
             throw UsageError("--client-id is required on the first login\(profileHint)", command: "login")
         }
-        // Settings remembered for another issuer (endpoint overrides above all) do not carry over.
-        var client = existing.flatMap { $0.client.issuer == issuer ? $0.client : nil }
-            ?? ClientConfiguration(issuer: issuer, clientID: clientID)
-        client.issuer = issuer
-        client.clientID = clientID
+        var client = ProfileSettings.startingConfiguration(remembered: existing, issuer: issuer, clientID: clientID)
         if let scope = args.string("scope") {
             let scopes = scope.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             guard !scopes.isEmpty else { throw UsageError("--scope needs at least one scope", command: "login") }
@@ -107,20 +102,24 @@ enum LoginCommand {
         }
         client.endpoints = endpoints
 
-        var keySource = existing?.keySource ?? .machine
+        var requested: KeySource?
         if let text = args.string("key-source") {
-            guard let requested = KeySource(argument: text) else {
+            guard let source = KeySource(name: text) else {
                 throw UsageError("--key-source must be machine, passphrase, credential or file:PATH, got '\(text)'",
                                  command: "login")
             }
-            let tokenFile = access.stateDirectory + "/" + access.profile + ".tokens"
-            if let existing, existing.keySource != requested, Glibc.access(tokenFile, F_OK) == 0 {
-                throw UsageError("profile '\(access.profile)' already uses key source '\(existing.keySource.argument)'",
-                                 command: "login",
+            requested = source
+        }
+        do {
+            let keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
+                                                          tokenFileExists: access.unlockedStore(existing).hasTokenFile)
+            return ProfileSettings(client: client, keySource: keySource)
+        } catch {
+            switch error {
+            case .keySourceFixed(let current, _):
+                throw UsageError("profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
                                  hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
             }
-            keySource = requested
         }
-        return ProfileSettings(client: client, keySource: keySource)
     }
 }

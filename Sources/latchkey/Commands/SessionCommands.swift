@@ -1,6 +1,5 @@
-import LatchkeyHTTP
-import Glibc
 import Latchkey
+import LatchkeyHTTP
 
 /// `latchkey refresh` and `latchkey logout`: the two commands that change a signed-in profile
 /// over the network.
@@ -28,11 +27,7 @@ enum SessionCommands {
         let access = ProfileAccess(context)
         guard let settings = try access.profiles.load(access.profile) else {
             // No settings: nothing can have been signed in through this tool; still remove a stray file.
-            let path = access.stateDirectory + "/" + access.profile + ".tokens"
-            if unlink(path) != 0 && errno != ENOENT {
-                throw CommandFailure(exitCode: 9, code: "storage_error",
-                                     message: "cannot delete \(path): \(ErrnoText.describe(errno))", hint: nil)
-            }
+            try await access.unlockedStore(nil).deleteUnderLock()
             context.console.info("Profile '\(access.profile)' was not signed in.\n")
             return 0
         }
@@ -40,9 +35,15 @@ enum SessionCommands {
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         let warnings = try await TerminationSignals.startWatching().run { try await session.logout(revoke: revoke) }
-        for warning in warnings { context.console.warn(warning) }
+        for warning in warnings { context.console.warn(wording(warning)) }
         context.console.info("Signed out of profile '\(access.profile)'; the local token file is deleted"
                              + (revoke && warnings.isEmpty ? " and the tokens are revoked.\n" : ".\n"))
         return 0
+    }
+
+    /// A revocation failure with the option that fixes it.
+    static func wording(_ failure: RevocationFailure) -> String {
+        if case .noEndpoint = failure { return failure.description + " (pass --revocation-endpoint)" }
+        return failure.description
     }
 }

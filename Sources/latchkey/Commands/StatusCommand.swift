@@ -43,7 +43,7 @@ enum StatusCommand {
         o["refresh_token"] = .bool(session?.token.refreshToken != nil)
         o["id_token"] = .bool(session?.token.idToken != nil)
         o["updated_at"] = session.map { .string(RFC3339.format($0.updatedAt)) } ?? .null
-        o["key_source"] = settings.map { .string($0.keySource.argument) } ?? .null
+        o["key_source"] = settings.map { .string($0.keySource.name) } ?? .null
         var files = JSONObject()
         files["state_dir"] = .string(access.stateDirectory)
         files["profile"] = .string(access.profiles.path(for: access.profile))
@@ -78,7 +78,7 @@ enum StatusCommand {
         } else {
             rows.append(("signed in", "no"))
         }
-        if let settings { rows.append(("key source", settings.keySource.argument)) }
+        if let settings { rows.append(("key source", settings.keySource.name)) }
         rows.append(("state dir", access.stateDirectory))
         rows.append(("profile file", access.profiles.path(for: access.profile)))
         if let paths {

@@ -16,11 +16,14 @@ enum TokenCommand {
         let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
-        guard let cached = try access.tokenStore(settings).loadTyped() else {
-            throw CommandFailure.notSignedIn(profile: access.profile)
+        let store = try access.tokenStore(settings)
+        let cached: Token?
+        do { cached = try store.cachedToken(minTTL: minTTL, at: Timestamp.now()) } catch {
+            if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: access.profile) }
+            throw error
         }
-        guard !args.has("force-refresh"), cached.token.isValid(at: Timestamp.now(), minTTL: minTTL) else { return nil }
-        context.console.out(render(try printable(cached.token), format: format))
+        guard !args.has("force-refresh"), let cached else { return nil }
+        context.console.out(render(try printable(cached), format: format))
         return 0
     }
 

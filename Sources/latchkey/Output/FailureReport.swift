@@ -29,7 +29,7 @@ struct FailureReport: Sendable {
         case let http as HTTPError:
             self.init(LatchkeyError.network(http))
         case let store as TokenStoreError:
-            self.init(exitCode: 9, code: "storage_error", message: store.description, hint: FailureReport.storageHint(store))
+            self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(store), hint: FailureReport.storageHint(store))
         case let profile as ProfileFileError:
             // A folder or file with unsafe permissions is fixed with chmod/chown, not by removing it.
             let hint: String
@@ -50,17 +50,67 @@ struct FailureReport: Sendable {
     private init(_ error: LatchkeyError) {
         switch error {
         case .storage(let inner as TokenStoreError):
-            self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.storageHint(inner))
-        case .configuration(let reason):
-            self.init(exitCode: error.exitCode, code: error.code, message: reason,
+            self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
+        case .configuration(let problem):
+            self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
                       hint: "run `latchkey login --help` for the options that supply it")
-        case .cancelled:
+        case .cancelled, .network(.cancelled):
             self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         case .notSignedIn:
             self.init(exitCode: 3, code: error.code, message: error.message,
                       hint: "run `latchkey login --issuer URL --client-id ID`")
         default:
-            self.init(exitCode: error.exitCode, code: error.code, message: error.message, hint: error.hint)
+            self.init(exitCode: FailureReport.exitCode(error), code: error.code, message: error.message,
+                      hint: FailureReport.hint(error))
+        }
+    }
+
+    /// The exit code of the contract (cli.md, "Exit codes") for a library error.
+    static func exitCode(_ error: LatchkeyError) -> Int32 {
+        switch error.category {
+        case .signInRequired: return 3
+        case .denied: return 4
+        case .expired: return 5
+        case .network: return 6
+        case .protocolViolation: return 7
+        case .verification: return 8
+        case .storage: return 9
+        case .configuration: return 2
+        case .cancelled: return 130
+        }
+    }
+
+    /// What to do next, in the CLI's terms.
+    static func hint(_ error: LatchkeyError) -> String? {
+        switch error {
+        case .notSignedIn, .reauthenticationRequired, .expired, .timedOut, .denied:
+            return "run `latchkey login`"
+        case .network(let e) where HTTPClient.isMissingCABundle(e): return "name one with --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE"
+        case .network: return "check the network, proxy settings and --ca-file"
+        case .oauth(let e, _) where e.code == "invalid_client" || e.code == "unauthorized_client":
+            return "check --client-id, --auth-method and the client secret"
+        case .oauth, .protocolViolation: return "run with --verbose to see the exchange"
+        case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
+        case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
+        case .storage: return "check the state directory, its permissions and the key source"
+        case .configuration, .cancelled: return nil
+        }
+    }
+
+    /// A store failure, with the options that supply a missing passphrase.
+    static func wording(_ error: TokenStoreError) -> String {
+        error == .passphraseRequired ? error.description + " (use --passphrase-file or LATCHKEY_PASSPHRASE)" : error.description
+    }
+
+    /// A configuration problem with the option that fixes it.
+    static func wording(_ problem: ConfigurationProblem) -> String {
+        switch problem {
+        case .missingEndpoint(let name):
+            return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
+        case .missingClientSecret:
+            return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET)"
+        default:
+            return problem.description
         }
     }
 

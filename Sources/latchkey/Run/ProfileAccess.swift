@@ -44,12 +44,20 @@ struct ProfileAccess: Sendable {
             passphrase: try passphrase ?? SecretInput.passphrase(context, confirm: false))
     }
 
+    /// The store for reaching the token file without opening it (existence, deletion): no secret is
+    /// asked for.
+    func unlockedStore(_ settings: ProfileSettings?) -> EncryptedFileTokenStore {
+        EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: settings?.keySource ?? .machine)
+    }
+
     /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log.
     func transport() -> HTTPClient {
         let logger: (@Sendable (String) -> Void)? = context.globals.verbose
             ? { @Sendable line in Console.write(2, line + "\n") } : nil
-        return HTTPClient(configuration: .fromEnvironment(context.environment.snapshot(), caFile: context.globals.caFile,
-                                                          logger: logger))
+        // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE and the system bundle.
+        let caFile = [context.globals.caFile, context.environment.lookup("LATCHKEY_CA_FILE")]
+            .compactMap { $0 }.first { !$0.isEmpty }
+        return HTTPClient(configuration: .fromEnvironment(context.environment.snapshot(), caFile: caFile, logger: logger))
     }
 
     /// A session over `store` with the real transport, clock and random source.
@@ -60,6 +68,6 @@ struct ProfileAccess: Sendable {
                                  hint: "check that getrandom(2) works in this environment")
         }
         return Session(configuration: settings.client, store: store, transport: transport(), random: random,
-                       clientSecret: try SecretInput.clientSecret(context), profile: profile)
+                       clientSecret: try SecretInput.clientSecret(context))
     }
 }

@@ -1,13 +1,12 @@
-import Latchkey
-
-/// Why a profile settings file could not be used. Local storage failures: exit code 9.
-enum ProfileFileError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a profile settings file could not be used (a local storage failure).
+public enum ProfileFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is not valid JSON or lacks what a profile needs.
     case invalid(path: String, reason: String)
     /// Reading or writing failed the store's file rules (permissions, owner, size, I/O).
     case storage(TokenStoreError)
 
-    var description: String {
+    /// One line.
+    public var description: String {
         switch self {
         case let .invalid(path, reason): return "profile file \(path) is invalid: \(reason)"
         case let .storage(error): return "profile settings: \(error)"

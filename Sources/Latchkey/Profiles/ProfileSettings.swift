@@ -1,23 +1,22 @@
-import Latchkey
 import LatchkeyJOSE
 
 /// What `<state-dir>/profiles/NAME.json` holds: the client configuration and the key source,
 /// written on a profile's first login and read by every later command. Never a secret.
-struct ProfileSettings: Sendable, Equatable {
+public struct ProfileSettings: Sendable, Equatable {
     /// Issuer, client_id, scopes, endpoint overrides, redirect URI, auth method, PKCE.
-    var client: ClientConfiguration
+    public var client: ClientConfiguration
     /// How the token file is encrypted; fixed at the first login.
-    var keySource: KeySource
+    public var keySource: KeySource
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.
-    var json: JSONValue {
+    public var json: JSONValue {
         var o = client.json
-        o["key_source"] = .string(keySource.argument)
+        o["key_source"] = .string(keySource.name)
         return .object(o)
     }
 
     /// Reads the document; throws `ProfileFileError.invalid` naming the bad member.
-    init(json: JSONObject, path: String) throws(ProfileFileError) {
+    public init(json: JSONObject, path: String) throws(ProfileFileError) {
         do {
             client = try ClientConfiguration(json: json)
         } catch {
@@ -30,14 +29,14 @@ struct ProfileSettings: Sendable, Equatable {
         } else {
             source = "machine"
         }
-        guard let keySource = KeySource(argument: source) else {
+        guard let keySource = KeySource(name: source) else {
             throw .invalid(path: path, reason: "unknown key_source \"\(source)\"")
         }
         self.keySource = keySource
     }
 
     /// Makes settings from parts.
-    init(client: ClientConfiguration, keySource: KeySource) {
+    public init(client: ClientConfiguration, keySource: KeySource) {
         self.client = client
         self.keySource = keySource
     }

@@ -1,23 +1,25 @@
 import Glibc
-import Latchkey
 import LatchkeyJOSE
 
 /// Reads and writes `<state-dir>/profiles/NAME.json` through the store's `PrivateFile`: atomic
 /// writes with mode 0600 in folders made 0700; a file that is a symbolic link, owned by another
 /// user, or accessible to group or others is refused, and so is a state or `profiles/` folder
 /// that another user owns or group/others can write: the file decides where tokens are sent.
-struct ProfileStore: Sendable {
+public struct ProfileStore: Sendable {
     /// The state directory.
-    let stateDirectory: String
+    public let stateDirectory: String
+
+    /// The store for profiles under `stateDirectory`.
+    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
 
     /// `<state-dir>/profiles`.
-    var directory: String { stateDirectory + "/profiles" }
+    public var directory: String { stateDirectory + "/profiles" }
 
     /// `<state-dir>/profiles/NAME.json`.
-    func path(for profile: String) -> String { directory + "/" + profile + ".json" }
+    public func path(for profile: String) -> String { directory + "/" + profile + ".json" }
 
     /// The profile's settings, or nil when it has never been signed in.
-    func load(_ profile: String) throws(ProfileFileError) -> ProfileSettings? {
+    public func load(_ profile: String) throws(ProfileFileError) -> ProfileSettings? {
         let path = path(for: profile)
         guard let bytes = try readFile(path) else { return nil }
         let object: JSONObject
@@ -28,7 +30,7 @@ struct ProfileStore: Sendable {
     }
 
     /// Writes the profile's settings (atomically, mode 0600, through the store's `PrivateFile`).
-    func save(_ settings: ProfileSettings, profile: String) throws(ProfileFileError) {
+    public func save(_ settings: ProfileSettings, profile: String) throws(ProfileFileError) {
         do {
             // The state folder first: `PrivateFile` creates missing parents with 0700 and checks each.
             try PrivateFile.write(Array((settings.json.prettyJSONText + "\n").utf8),
@@ -39,7 +41,7 @@ struct ProfileStore: Sendable {
     }
 
     /// The names of every profile with a settings file, sorted.
-    func list() -> [String] {
+    public func list() -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

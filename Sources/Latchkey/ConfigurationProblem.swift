@@ -1,0 +1,27 @@
+/// Why a configuration cannot work. Carries the data; the program using the library decides how to
+/// tell the person which option or setting supplies it.
+public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The provider's metadata lacks an endpoint the flow needs (the metadata member name, e.g.
+    /// `device_authorization_endpoint`), and none was configured.
+    case missingEndpoint(String)
+    /// A `client_secret_*` method was chosen without a secret.
+    case missingClientSecret(method: ClientAuthMethod)
+    /// The issuer is not an https URL without query or fragment (http only for loopback).
+    case unusableIssuer(String)
+    /// The redirect URI cannot be used by this flow.
+    case unusableRedirectURI(String, reason: String)
+    /// The paste flow was asked for without a way to read the pasted text.
+    case missingPasteReader
+
+    /// One line.
+    public var description: String {
+        switch self {
+        case .missingEndpoint(let name): return "the provider's metadata has no \(name)"
+        case .missingClientSecret(let method): return "\(method.rawValue) needs a client secret"
+        case .unusableIssuer(let issuer):
+            return "issuer \(issuer) must be an https URL without query or fragment (http only for loopback)"
+        case .unusableRedirectURI(let uri, let reason): return "\(reason), got \(uri)"
+        case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
+        }
+    }
+}

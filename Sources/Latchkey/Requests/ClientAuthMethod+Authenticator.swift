@@ -1,0 +1,15 @@
+extension ClientAuthMethod {
+    /// The authenticator for this method; the `client_secret_*` methods need `secret`.
+    public func authenticator(clientID: String, secret: String?) throws(LatchkeyError) -> any RequestAuthenticator {
+        switch self {
+        case .none:
+            return PublicClientAuthentication(clientID: clientID)
+        case .clientSecretBasic:
+            guard let secret else { throw .configuration(.missingClientSecret(method: self)) }
+            return ClientSecretBasic(clientID: clientID, secret: secret)
+        case .clientSecretPost:
+            guard let secret else { throw .configuration(.missingClientSecret(method: self)) }
+            return ClientSecretPost(clientID: clientID, secret: secret)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import LatchkeyCrypto
+import LatchkeyHTTP
+
+/// Something that adds credentials to a `ProviderRequest` before it is sent: the client's own
+/// authentication (`none`, `client_secret_basic`, `client_secret_post`, later `private_key_jwt` and
+/// mTLS) or a proof of possession (DPoP). The pipeline runs every authenticator on every request;
+/// each decides from `request.role` whether it applies.
+public protocol RequestAuthenticator: Sendable {
+    /// Adds what this authenticator contributes. Called again, with a fresh context, for a retry.
+    func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError)
+
+    /// Looks at the response to `request`; true asks the pipeline to send it once more (re-authenticated).
+    /// This is how a server nonce (`use_dpop_nonce`, RFC 9449 §8) is taken up. At most one retry is made
+    /// per request, whatever the authenticators answer.
+    func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool
+}
+
+extension RequestAuthenticator {
+    /// Most authenticators never ask for a retry.
+    public func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool {
+        false
+    }
+}
+
+/// What an authenticator may use: the time, randomness, and the nonces servers have handed out.
+public struct RequestContext: Sendable {
+    /// Now, from the injected clock.
+    public let now: Timestamp
+    /// The injected random source (for `jti` values).
+    public let random: any RandomSource
+    /// Nonces remembered per server.
+    public let nonces: ServerNonces
+
+    /// Makes a context.
+    public init(now: Timestamp, random: any RandomSource, nonces: ServerNonces) {
+        self.now = now
+        self.random = random
+        self.nonces = nonces
+    }
+
+    /// The nonce last given by the server that `url` points at, if any.
+    public func serverNonce(for url: HTTPURL) -> String? { nonces.nonce(for: url) }
+}

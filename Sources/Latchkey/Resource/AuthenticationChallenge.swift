@@ -1,0 +1,104 @@
+/// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3): the scheme and
+/// its auth-params. Parsed strictly enough to read `error` from a resource server's 401 and lenient
+/// about what it does not need; hostile input gives nil or fewer params, never a crash.
+public struct AuthenticationChallenge: Sendable, Equatable {
+    /// The scheme, e.g. `Bearer` or `DPoP` (compared case-insensitively by `isScheme`).
+    public let scheme: String
+    /// The auth-params in order, names lowercased, values unquoted.
+    public let parameters: [(name: String, value: String)]
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.scheme == b.scheme && a.parameters.elementsEqual(b.parameters) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// True when the scheme is `name` (ASCII case-insensitive).
+    public func isScheme(_ name: String) -> Bool { HeaderName.equal(scheme, name) }
+
+    /// The value of param `name` (lowercase), if present.
+    public func parameter(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
+
+    /// Every challenge in `header`. A header longer than 8 KiB is not parsed (nil).
+    public static func parse(_ header: String) -> [AuthenticationChallenge]? {
+        let bytes = Array(header.utf8)
+        guard bytes.count <= 8192 else { return nil }
+        var scanner = ChallengeScanner(bytes: bytes)
+        return scanner.challenges()
+    }
+
+    /// True when `response`'s challenges include `scheme` with `error="code"` (RFC 6750 §3.1).
+    public static func hasError(_ code: String, scheme: String, in header: String?) -> Bool {
+        guard let header, let challenges = parse(header) else { return false }
+        return challenges.contains { $0.isScheme(scheme) && $0.parameter("error") == code }
+    }
+}
+
+/// The byte scanner behind `AuthenticationChallenge.parse`.
+struct ChallengeScanner {
+    let bytes: [UInt8]
+    var i = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func challenges() -> [AuthenticationChallenge]? {
+        var result: [AuthenticationChallenge] = []
+        var current: (scheme: String, params: [(name: String, value: String)])?
+        while true {
+            skip { $0 == 32 || $0 == 9 || $0 == 44 }
+            guard i < bytes.count else { break }
+            guard let first = token() else { return nil }
+            skip { $0 == 32 || $0 == 9 }
+            if i < bytes.count, bytes[i] == 61 {
+                // `name=value`: a param of the current challenge (or a token68's padding, dropped).
+                i += 1
+                skip { $0 == 32 || $0 == 9 }
+                guard let value = quotedOrToken() else { return nil }
+                if current != nil { current!.params.append((String(decoding: first.utf8.map(Self.lower), as: UTF8.self), value)) }
+            } else {
+                if let c = current { result.append(AuthenticationChallenge(scheme: c.scheme, parameters: c.params)) }
+                current = (first, [])
+                // A token68 may follow the scheme (no `=` after it); it carries nothing read here.
+            }
+        }
+        if let c = current { result.append(AuthenticationChallenge(scheme: c.scheme, parameters: c.params)) }
+        return result
+    }
+
+    private mutating func skip(_ predicate: (UInt8) -> Bool) {
+        while i < bytes.count, predicate(bytes[i]) { i += 1 }
+    }
+
+    /// RFC 9110 token characters, plus `/` for token68.
+    private static func isTokenByte(_ c: UInt8) -> Bool {
+        switch c {
+        case 48...57, 65...90, 97...122: return true
+        default: return Array("!#$%&'*+-.^_`|~/".utf8).contains(c)
+        }
+    }
+
+    private static func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+
+    private mutating func token() -> String? {
+        let start = i
+        skip(Self.isTokenByte)
+        return i > start ? String(decoding: bytes[start..<i], as: UTF8.self) : nil
+    }
+
+    private mutating func quotedOrToken() -> String? {
+        guard i < bytes.count, bytes[i] == 34 else { return token() ?? "" }
+        i += 1
+        var out: [UInt8] = []
+        while i < bytes.count {
+            let c = bytes[i]
+            i += 1
+            if c == 34 { return String(decoding: out, as: UTF8.self) }
+            if c == 92 {
+                guard i < bytes.count else { return nil }
+                out.append(bytes[i])
+                i += 1
+            } else {
+                out.append(c)
+            }
+        }
+        return nil
+    }
+}

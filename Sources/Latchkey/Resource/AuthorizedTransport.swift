@@ -1,0 +1,73 @@
+import LatchkeyHTTP
+
+/// An `HTTPTransport` that calls an API with the access token (x/oauth2's `Transport`): it adds
+/// `Authorization` from a `TokenSource`, refreshes once when the resource server answers
+/// `401 … error="invalid_token"` (RFC 6750 §3.1), and never sends the token to an origin it was not
+/// given. Redirects are followed only within the same origin (at most `request.maxRedirects`); a
+/// redirect elsewhere is returned as it is, unfollowed, for the caller to report.
+public struct AuthorizedTransport: HTTPTransport {
+    /// The transport underneath.
+    public let base: any HTTPTransport
+    /// Where the token comes from.
+    public let source: any TokenSource
+    /// The origins (`https://host[:port]`) the token may be sent to.
+    public let allowedOrigins: [String]
+
+    /// Makes a transport that sends the token only to the origins of `allowed` (at least one).
+    public init(base: any HTTPTransport, source: any TokenSource, allowed: [HTTPURL]) {
+        self.base = base
+        self.source = source
+        self.allowedOrigins = allowed.map(\.origin)
+    }
+
+    /// Sends `request` with the token; a request to another origin is refused before any token is read.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard allowedOrigins.contains(request.url.origin) else {
+            throw AuthorizedTransportError.originNotAllowed(request.url.origin)
+        }
+        let token = try await source.token()
+        let response = try await sendFollowingSameOrigin(request, token: token)
+        guard response.status == 401,
+              AuthenticationChallenge.hasError("invalid_token", scheme: token.tokenType, in: response.header("WWW-Authenticate"))
+        else { return response }
+        // The server refused this token (revoked, expired early): one refresh, one retry, no more.
+        let fresh = try await source.token(replacing: token)
+        return try await sendFollowingSameOrigin(request, token: fresh)
+    }
+
+    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token) async throws -> HTTPResponse {
+        var current = request
+        current.maxRedirects = 0
+        var redirects = 0
+        while true {
+            var authorized = current
+            authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") }
+            authorized.headers.append(("Authorization", token.tokenType + " " + token.accessToken))
+            let response = try await base.send(authorized)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
+                  redirects < request.maxRedirects,
+                  let next = try? current.url.resolving(location), next.origin == current.url.origin
+            else { return response }
+            redirects += 1
+            current.url = next
+            if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
+                current.method = "GET"
+                current.body = []
+                current.headers.removeAll { HeaderName.equal($0.name, "Content-Type") || HeaderName.equal($0.name, "Content-Length") }
+            }
+        }
+    }
+}
+
+/// Why `AuthorizedTransport` refused to send.
+public enum AuthorizedTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The request's origin is not one the token may go to.
+    case originNotAllowed(String)
+
+    /// One line.
+    public var description: String {
+        switch self {
+        case .originNotAllowed(let origin): return "not sending the access token to \(origin): not an allowed origin"
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/// "Give me a valid access token" (x/oauth2's `TokenSource`): the one thing code that calls APIs
+/// needs. `Session` is one; `AuthorizedTransport` uses one.
+public protocol TokenSource: Sendable {
+    /// A valid access token. `rejected` is a token a resource server has just refused
+    /// (`401 … error="invalid_token"`): the answer must then be another token, or an error.
+    func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token
+}
+
+extension TokenSource {
+    /// A valid access token.
+    public func token() async throws(LatchkeyError) -> Token { try await token(replacing: nil) }
+}

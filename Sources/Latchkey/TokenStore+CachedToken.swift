@@ -1,0 +1,13 @@
+import LatchkeyHTTP
+
+extension TokenStore {
+    /// The stored access token when it is valid for at least `minTTL` seconds at `now`; nil when a
+    /// refresh is needed. Reads the store only — no lock, no network, no threads — so `token` with a
+    /// cached token stays a file read. Throws `.notSignedIn` when nothing is stored.
+    public func cachedToken(minTTL: Double, at now: Timestamp) throws(LatchkeyError) -> Token? {
+        let session: StoredSession?
+        do { session = try load() } catch { throw .storage(error) }
+        guard let session else { throw .notSignedIn }
+        return session.token.isValid(at: now, minTTL: minTTL) ? session.token : nil
+    }
+}
