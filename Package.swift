@@ -15,8 +15,12 @@ let shipped: [SwiftSetting] = strict + [.unsafeFlags(["-Xfrontend", "-disable-im
 let package = Package(
     name: "Latchkey",
     platforms: [.macOS(.v13)],
+    // Every module a library user meets in the public API is a product (docs/library.md).
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        .library(name: "LatchkeyCrypto", targets: ["LatchkeyCrypto"]),
+        .library(name: "LatchkeyHTTP", targets: ["LatchkeyHTTP"]),
+        .library(name: "LatchkeyJOSE", targets: ["LatchkeyJOSE"]),
         // Foundation conveniences (URL, Date, Data) for library users; never linked into the CLI.
         .library(name: "LatchkeyFoundationCompat", targets: ["LatchkeyFoundationCompat"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
