@@ -52,6 +52,8 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["LatchkeyJOSE", "Latchkey"], path: "Fuzz/FuzzJSON", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPURL", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPURL", swiftSettings: strict),
+        .executableTarget(name: "FuzzAuthenticationChallenge", dependencies: ["Latchkey"], path: "Fuzz/FuzzAuthenticationChallenge",
+                          swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.

@@ -42,21 +42,32 @@ struct ChallengeScanner {
     mutating func challenges() -> [AuthenticationChallenge]? {
         var result: [AuthenticationChallenge] = []
         var current: (scheme: String, params: [(name: String, value: String)])?
+        // Right after a scheme (no comma yet) a bare token is a token68 (RFC 9110 §11.3), not a scheme.
+        var afterScheme = false
         while true {
+            let start = i
             skip { $0 == 32 || $0 == 9 || $0 == 44 }
+            if bytes[start..<i].contains(44) { afterScheme = false }
             guard i < bytes.count else { break }
             guard let first = token() else { return nil }
-            skip { $0 == 32 || $0 == 9 }
-            if i < bytes.count, bytes[i] == 61 {
-                // `name=value`: a param of the current challenge (or a token68's padding, dropped).
+            var equals = 0
+            while i + equals < bytes.count, bytes[i + equals] == 61 { equals += 1 }
+            let next = i + equals < bytes.count ? bytes[i + equals] : 44
+            if equals == 1, next == 34 || Self.isTokenByte(next) || next == 32 {
+                // `name=value`: a param of the current challenge.
                 i += 1
                 skip { $0 == 32 || $0 == 9 }
                 guard let value = quotedOrToken() else { return nil }
                 if current != nil { current!.params.append((String(decoding: first.utf8.map(Self.lower), as: UTF8.self), value)) }
+                afterScheme = false
+            } else if afterScheme || equals > 0 {
+                // A token68 and its `=` padding: it carries nothing read here.
+                i += equals
+                afterScheme = false
             } else {
                 if let c = current { result.append(AuthenticationChallenge(scheme: c.scheme, parameters: c.params)) }
                 current = (first, [])
-                // A token68 may follow the scheme (no `=` after it); it carries nothing read here.
+                afterScheme = true
             }
         }
         if let c = current { result.append(AuthenticationChallenge(scheme: c.scheme, parameters: c.params)) }
