@@ -67,7 +67,7 @@ import LatchkeyCrypto
 
     @Test func clientAuthenticationGoesOnlyWhereTheClientAuthenticates() async throws {
         let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
-        let p = pipeline(t, [ClientSecretBasic(clientID: "c", secret: "s")])
+        let p = pipeline(t, [ClientSecretAuthentication(clientID: "c", secret: "s", placement: .basic)])
         for role in EndpointRole.allCases {
             _ = try await p.send(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
         }
@@ -79,11 +79,11 @@ import LatchkeyCrypto
         var basic = ProviderRequest(role: .token, url: Self.tokenURL)
         let context = RequestContext(now: clock.now(), random: CountingRandom(), nonces: ServerNonces())
         // RFC 6749 §2.3.1: form-encode both parts before Base64 (" " → "%20", ":" → "%3A").
-        try ClientSecretBasic(clientID: "a b", secret: "x:y").authenticate(&basic, context: context)
+        try ClientSecretAuthentication(clientID: "a b", secret: "x:y", placement: .basic).authenticate(&basic, context: context)
         #expect(basic.header("authorization") == "Basic " + Base64.encode(Array("a%20b:x%3Ay".utf8)))
         #expect(basic.form.isEmpty)
         var post = ProviderRequest(role: .token, url: Self.tokenURL)
-        try ClientSecretPost(clientID: "c", secret: "s").authenticate(&post, context: context)
+        try ClientSecretAuthentication(clientID: "c", secret: "s", placement: .post).authenticate(&post, context: context)
         #expect(post.form.map { "\($0.0)=\($0.1)" } == ["client_id=c", "client_secret=s"])
         #expect(throws: LatchkeyError.self) { try ClientAuthMethod.clientSecretPost.authenticator(clientID: "c", secret: nil) }
     }

@@ -6,10 +6,10 @@ extension ClientAuthMethod {
             return PublicClientAuthentication(clientID: clientID)
         case .clientSecretBasic:
             guard let secret else { throw .configuration(.missingClientSecret(method: self)) }
-            return ClientSecretBasic(clientID: clientID, secret: secret)
+            return ClientSecretAuthentication(clientID: clientID, secret: secret, placement: .basic)
         case .clientSecretPost:
             guard let secret else { throw .configuration(.missingClientSecret(method: self)) }
-            return ClientSecretPost(clientID: clientID, secret: secret)
+            return ClientSecretAuthentication(clientID: clientID, secret: secret, placement: .post)
         }
     }
 }
