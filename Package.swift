@@ -54,13 +54,14 @@ let package = Package(
         .executableTarget(name: "FuzzHTTPURL", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPURL", swiftSettings: strict),
         .executableTarget(name: "FuzzAuthenticationChallenge", dependencies: ["Latchkey"], path: "Fuzz/FuzzAuthenticationChallenge",
                           swiftSettings: strict),
+        .executableTarget(name: "FuzzPEMPrivateKey", dependencies: ["LatchkeyCrypto", "LatchkeyJOSE"], path: "Fuzz/FuzzPEMPrivateKey", swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
         .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),
 
-        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),

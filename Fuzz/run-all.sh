@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -39,6 +39,7 @@ seed_dir() {
         FuzzTokenFile) echo tokenfile ;;
         FuzzHTTPURL) echo url ;;
         FuzzAuthenticationChallenge) echo challenge ;;
+        FuzzPEMPrivateKey) echo pem ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }

@@ -18,6 +18,7 @@
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/asn1write.h>
+#include <mbedtls/base64.h>
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/ssl.h>
 #include <mbedtls/x509_crt.h>

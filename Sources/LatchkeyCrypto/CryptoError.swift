@@ -10,6 +10,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidInput(String)
     /// AES-GCM tag mismatch: the ciphertext, AAD, nonce or key is not the one that was sealed.
     case authenticationFailed
+    /// A PEM private key was refused; the refusal says what was found.
+    case privateKeyRefused(PrivateKeyRefusal)
 
     /// One line, suitable for an error message; mbedTLS codes carry `mbedtls_strerror` text.
     public var description: String {
@@ -24,6 +26,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid input: \(why)"
         case .authenticationFailed:
             return "authentication failed: AES-GCM tag mismatch"
+        case let .privateKeyRefused(refusal):
+            return "private key refused: \(refusal)"
         }
     }
 

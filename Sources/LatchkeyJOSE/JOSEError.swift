@@ -21,6 +21,8 @@ public enum JOSEError: Error, Sendable, Equatable, CustomStringConvertible {
     case expired(exp: Int64, now: Int64)
     /// `nbf` (minus leeway) is in the future.
     case notYetValid(nbf: Int64, now: Int64)
+    /// A signer was asked for an algorithm its key cannot make (e.g. ES256 with an RSA key).
+    case algorithmDoesNotFitKey(algorithm: String, key: String)
 
     /// A one-line message for people.
     public var description: String {
@@ -37,6 +39,7 @@ public enum JOSEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .claimInvalid(let claim, let reason): return "claim \"\(claim)\" invalid: \(reason)"
         case .expired(let exp, let now): return "token expired at \(exp) (now \(now))"
         case .notYetValid(let nbf, let now): return "token not valid before \(nbf) (now \(now))"
+        case .algorithmDoesNotFitKey(let alg, let key): return "algorithm \(alg) cannot be signed with an \(key) key"
         }
     }
 }

@@ -1,32 +1,33 @@
 import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
-import LatchkeyJOSE
+@testable import LatchkeyJOSE
 
 /// Signs ES256 test tokens with a fresh P-256 key and publishes the matching JWKS.
 struct TokenMinter {
     let key: P256PrivateKey
     let kid: String
+    let signer: JWSSigner
 
     init(kid: String = "test-key") throws {
         key = try P256PrivateKey(random: try SecureRandom())
         self.kid = kid
+        signer = try JWSSigner(key: .ec(key.key))
     }
 
     /// `{"keys":[…]}` with this minter's public key.
     var jwksJSON: String {
-        let jwk = JSONObject([("kty", "EC"), ("crv", "P-256"), ("kid", .string(kid)), ("alg", "ES256"), ("use", "sig"),
-                              ("x", .string(Base64URL.encode(key.publicKey.x))), ("y", .string(Base64URL.encode(key.publicKey.y)))])
+        var jwk = JWK(publicKey: signer.key.publicKey, keyID: kid).json
+        jwk["alg"] = "ES256"
+        jwk["use"] = "sig"
         return JSONValue.object(JSONObject([("keys", .array([.object(jwk)]))])).jsonText
     }
 
-    /// A compact JWS over `claims`.
+    /// A compact JWS over `claims`; `alg` other than ES256 forges the header (the signature stays ES256).
     func mint(_ claims: JSONObject, alg: String = "ES256") throws -> String {
-        let header = JSONObject([("alg", .string(alg)), ("kid", .string(kid)), ("typ", "JWT")])
-        let input = Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "."
-            + Base64URL.encode(Array(JSONValue.object(claims).jsonText.utf8))
-        let signature = try key.signature(for: Array(input.utf8))
-        return input + "." + Base64URL.encode(signature)
+        var header = signer.protectedHeader(type: "JWT", keyReference: .keyID(kid))
+        header["alg"] = .string(alg)
+        return try signer.sign(header: header, payload: Array(JSONValue.object(claims).jsonText.utf8))
     }
 
     /// Standard claims around `now` (seconds since the epoch).

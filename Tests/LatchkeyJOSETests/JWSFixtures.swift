@@ -1,35 +1,32 @@
 import LatchkeyCrypto
 @testable import LatchkeyJOSE
 
-/// Builds ES256 tokens with fresh P-256 keys so tests control every header member.
+/// Builds ES256 tokens with fresh P-256 keys through `JWSSigner`, so tests control every header member.
 struct ES256Signer {
     let key: P256PrivateKey
+    let signer: JWSSigner
 
     init() throws {
         key = try P256PrivateKey(random: try SecureRandom())
+        signer = try JWSSigner(key: .ec(key.key))
     }
 
     /// The public JWK, with optional extra members.
     func jwkJSON(_ extra: [(String, JSONValue)] = []) -> JSONObject {
-        var o = JSONObject([("kty", "EC"), ("crv", "P-256"),
-                            ("x", .string(Base64URL.encode(key.publicKey.x))), ("y", .string(Base64URL.encode(key.publicKey.y)))])
+        var o = signer.publicJWK.json
         for (k, v) in extra { o[k] = v }
         return o
     }
 
     func jwk(_ extra: [(String, JSONValue)] = []) throws -> JWK { try JWK(json: jwkJSON(extra)) }
 
-    /// Signs `header`.`payload` and returns the compact form.
+    /// Signs `header` (exactly as given, forged members included).`payload` and returns the compact form.
     func sign(header: JSONObject, payload: [UInt8]) throws -> String {
-        let input = Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "." + Base64URL.encode(payload)
-        let sig = try key.signature(for: Array(input.utf8))
-        return input + "." + Base64URL.encode(sig)
+        try signer.sign(header: header, payload: payload)
     }
 
     func sign(kid: String?, claims: JSONObject = JSONObject([("sub", "x")])) throws -> String {
-        var h = JSONObject([("alg", "ES256")])
-        if let kid { h["kid"] = .string(kid) }
-        return try sign(header: h, payload: Array(JSONValue.object(claims).jsonText.utf8))
+        try signer.sign(claims: claims, keyReference: kid.map { .keyID($0) } ?? .none)
     }
 }
 

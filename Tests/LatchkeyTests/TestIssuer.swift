@@ -1,7 +1,7 @@
 import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
-import LatchkeyJOSE
+@testable import LatchkeyJOSE
 @testable import Latchkey
 
 /// A fake OpenID provider's signing side: real ES256 keys, a JWKS document, and signed ID tokens.
@@ -11,16 +11,20 @@ struct TestIssuer: Sendable {
 
     let key: P256PrivateKey
     let kid: String
+    let signer: JWSSigner
 
     init(kid: String = "k1") throws {
         key = try P256PrivateKey(random: try SecureRandom())
         self.kid = kid
+        signer = try JWSSigner(key: .ec(key.key))
     }
 
     /// This key as a JWK object.
     var jwk: JSONValue {
-        .object(JSONObject([("kty", "EC"), ("crv", "P-256"), ("kid", .string(kid)), ("use", "sig"), ("alg", "ES256"),
-                            ("x", .string(Base64URL.encode(key.publicKey.x))), ("y", .string(Base64URL.encode(key.publicKey.y)))]))
+        var o = JWK(publicKey: signer.key.publicKey, keyID: kid).json
+        o["use"] = "sig"
+        o["alg"] = "ES256"
+        return .object(o)
     }
 
     /// A JWKS document with the given issuers' keys.
@@ -40,10 +44,9 @@ struct TestIssuer: Sendable {
 
     /// A compact ES256 JWS over `claims`; `alg`/`kid` can be overridden to forge bad headers.
     func sign(_ claims: JSONObject, alg: String = "ES256", kid: String? = nil) throws -> String {
-        let header = JSONValue.object(JSONObject([("alg", .string(alg)), ("typ", "JWT"), ("kid", .string(kid ?? self.kid))]))
-        let input = Base64URL.encode(Array(header.jsonText.utf8)) + "." + Base64URL.encode(Array(JSONValue.object(claims).jsonText.utf8))
-        let signature = try key.signature(for: Array(input.utf8))
-        return input + "." + Base64URL.encode(signature)
+        var header = signer.protectedHeader(type: "JWT", keyReference: .keyID(kid ?? self.kid))
+        header["alg"] = .string(alg)
+        return try signer.sign(header: header, payload: Array(JSONValue.object(claims).jsonText.utf8))
     }
 
     /// A static key set holding this key.
