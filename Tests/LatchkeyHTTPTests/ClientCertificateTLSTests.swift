@@ -1,0 +1,127 @@
+import FoundationEssentials
+import Testing
+@testable import LatchkeyHTTP
+
+/// Presenting a client identity to a real `openssl s_server` that requires one (`-Verify 1
+/// -verify_return_error`, trusting only the client CA). Its `-www` page prints the certificate the
+/// client sent, so each success also proves which certificate arrived.
+@Suite struct ClientCertificateTLSTests {
+    private func ready() -> Bool { TestEnvironment.require(["openssl", "python3"]) }
+
+    /// A server for DNS:localhost (the test server PKI) that requires a client certificate from `clientCA`.
+    private static func server(clientCA: String? = nil) throws -> OpenSSLServer {
+        let (cert, key) = try Fixtures.pki.get().cert("localhost")
+        let ca = try clientCA ?? ClientPKI.shared.get().caFile
+        return try OpenSSLServer(["-cert", cert, "-key", key, "-Verify", "1", "-verify_return_error", "-CAfile", ca, "-www"])
+    }
+
+    private static func client(_ identity: TLSClientIdentity?, proxy: ProxySettings? = nil,
+                               logger: (@Sendable (String) -> Void)? = nil) throws -> HTTPClient {
+        HTTPClient(configuration: .init(caFile: try Fixtures.pki.get().caFile, connectTimeout: 3, proxy: proxy,
+                                        clientIdentity: identity, logger: logger))
+    }
+
+    private static func get(_ client: HTTPClient, _ server: OpenSSLServer) async throws -> String {
+        let r = try await client.send(HTTPRequest(url: HTTPURL(string: "https://localhost:\(server.port)/")!, timeout: 15))
+        #expect(r.status == 200)
+        return String(decoding: r.body, as: UTF8.self)
+    }
+
+    @Test func serverReceivesTheRSAAndECCertificates() async throws {
+        guard ready() else { return }
+        let server = try await offPool { try Self.server() }
+        let pki = try ClientPKI.shared.get()
+        for (cert, key, subject) in [("rsa.pem", "rsa.key", "CN=latchkey rsa client, O=Latchkey Tests"),
+                                     ("ec.pem", "ec-sec1.key", "CN=latchkey ec client"),
+                                     ("p384.pem", "p384.key", "CN=latchkey p384 client")] {
+            let page = try await Self.get(Self.client(try pki.identity(cert, key)), server)
+            #expect(page.contains("Subject: \(subject)\n"), "\(cert): \(page.prefix(300))")
+            #expect(!page.contains("no client certificate available"))
+        }
+    }
+
+    @Test func intermediatesInTheChainAreSent() async throws {
+        guard ready() else { return }
+        // The server trusts only the client CA, so the leaf verifies only if the intermediate came with it.
+        let server = try await offPool { try Self.server() }
+        let identity = try ClientPKI.shared.get().identity("chain.pem", "rsa.key")
+        #expect(try await Self.get(Self.client(identity), server).contains("Issuer: CN=Latchkey Client Intermediate"))
+        let leafOnly = try ClientPKI.shared.get().identity("chain-leaf.pem", "rsa.key")
+        let e = await httpError { try await Self.get(Self.client(leafOnly), server) }
+        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(reason.contains("client certificate refused"), "\(reason)")
+    }
+
+    @Test func withoutAnIdentityTheHandshakeIsRefused() async throws {
+        guard ready() else { return }
+        let server = try await offPool { try Self.server() }
+        let e = await httpError { try await Self.get(Self.client(nil), server) }
+        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(reason.hasPrefix("client certificate required"), "\(reason)")
+    }
+
+    @Test func anUntrustedCertificateIsRefusedByTheServer() async throws {
+        guard ready() else { return }
+        // This server trusts the server-side test CA for clients, which did not issue our certificate.
+        let server = try await offPool { try Self.server(clientCA: try Fixtures.pki.get().caFile) }
+        let identity = try ClientPKI.shared.get().identity("rsa.pem", "rsa.key")
+        let e = await httpError { try await Self.get(Self.client(identity), server) }
+        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(reason.hasPrefix("client certificate refused by the server (alert 48)"), "\(reason)")  // unknown_ca
+    }
+
+    @Test func anIdentityIsHarmlessWhenTheServerDoesNotAsk() async throws {
+        guard ready() else { return }
+        let s = try await offPool { try Fixtures.tlsServer.get() }
+        let identity = try ClientPKI.shared.get().identity("rsa.pem", "rsa.key")
+        let r = try await Self.client(identity).send(HTTPRequest(url: s.url("/chunked"), timeout: 10))
+        #expect(String(decoding: r.body, as: UTF8.self) == "hello chunked world")
+    }
+
+    @Test func oneIdentityServesEveryConnectionOfConcurrentClients() async throws {
+        guard ready() else { return }
+        let server = try await offPool { try Self.server() }
+        let pki = try ClientPKI.shared.get()
+        let rsa = try Self.client(try pki.identity("rsa.pem", "rsa.key"))
+        let ec = try Self.client(try pki.identity("ec.pem", "ec.key"))
+        let pages = try await withThrowingTaskGroup(of: (Bool, String).self) { group in
+            for i in 0..<12 {
+                let client = i % 2 == 0 ? rsa : ec
+                group.addTask { (i % 2 == 0, try await Self.get(client, server)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(pages.count == 12)
+        for (isRSA, page) in pages {
+            #expect(page.contains(isRSA ? "Subject: CN=latchkey rsa client" : "Subject: CN=latchkey ec client"))
+        }
+    }
+
+    @Test func throughAProxyTheIdentityGoesToTheOrigin() async throws {
+        guard ready(), TestEnvironment.require(["tinyproxy"]) else { return }
+        let server = try await offPool { try Self.server() }
+        let proxy = try await offPool { try ProxyTests.startTinyproxy() }
+        defer { proxy.process.terminate() }
+        let identity = try ClientPKI.shared.get().identity("ec.pem", "ec.key")
+        let page = try await Self.get(Self.client(identity, proxy: ProxySettings(host: "127.0.0.1", port: proxy.port)), server)
+        #expect(page.contains("Subject: CN=latchkey ec client"))
+        #expect(TestEnvironment.readFile(proxy.log).contains("CONNECT localhost:\(server.port)"))
+    }
+
+    @Test func verboseLogNeverShowsKeyMaterial() async throws {
+        guard ready() else { return }
+        let server = try await offPool { try Self.server() }
+        let pki = try ClientPKI.shared.get()
+        let lines = LogCollector()
+        let identity = try pki.identity("rsa.pem", "rsa.key")
+        _ = try await Self.get(Self.client(identity, logger: { lines.append($0) }), server)
+        // And a failed handshake's error line.
+        let other = try await offPool { try Self.server(clientCA: try Fixtures.pki.get().caFile) }
+        _ = await httpError { try await Self.get(Self.client(identity, logger: { lines.append($0) }), other) }
+        let log = lines.all.joined(separator: "\n")
+        #expect(log.contains("! TLS failure: client certificate refused"))
+        #expect(!log.contains("PRIVATE KEY"))
+        #expect(!containsKeyLine(log, key: TestEnvironment.readFile(pki.path("rsa.key"))))
+    }
+}
+
