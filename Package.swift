@@ -49,6 +49,7 @@ let package = Package(
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPURL", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPURL", swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
+        .executableTarget(name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity", swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
         .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),

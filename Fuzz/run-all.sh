@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzClientIdentity)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -38,6 +38,7 @@ seed_dir() {
         FuzzHTTPResponse) echo http ;;
         FuzzTokenFile) echo tokenfile ;;
         FuzzHTTPURL) echo url ;;
+        FuzzClientIdentity) echo clientidentity ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
