@@ -12,6 +12,7 @@
 #   chain.pem                     a leaf for rsa.key issued by intermediate.pem, then intermediate.pem
 #                                 (itself issued by client-ca.pem)
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$1
 cd "$dir"
 q() { "$@" 2>/dev/null; }
@@ -47,34 +48,11 @@ q openssl x509 -req -in rsa.csr -CA intermediate.pem -CAkey intermediate.key -CA
     -out chain-leaf.pem
 cat chain-leaf.pem intermediate.pem > chain.pem
 
-# openssl x509 cannot back-date in 3.0; `openssl ca` takes explicit start and end dates.
-mkdir -p cadb
-: > cadb/index.txt
-echo 1000 > cadb/serial
-cat > ca.cnf <<CNF
-[ ca ]
-default_ca = test
-[ test ]
-dir = $dir/cadb
-database = \$dir/index.txt
-serial = \$dir/serial
-new_certs_dir = \$dir
-certificate = $dir/client-ca.pem
-private_key = $dir/client-ca.key
-default_md = sha256
-policy = anything
-copy_extensions = none
-unique_subject = no
-[ anything ]
-commonName = supplied
-[ client ]
-basicConstraints = CA:FALSE
-keyUsage = digitalSignature
-extendedKeyUsage = clientAuth
-CNF
-q openssl ca -batch -config ca.cnf -extensions client -startdate 20200101000000Z -enddate 20201231000000Z \
-    -in rsa.csr -out expired.pem -notext
-q openssl ca -batch -config ca.cnf -extensions client -startdate 20990101000000Z -enddate 21000101000000Z \
-    -in rsa.csr -out future.pem -notext
+# openssl x509 cannot back-date in 3.0; issue_dated.sh uses `openssl ca`, which takes explicit dates.
+for dates in "expired 20200101000000Z 20201231000000Z" "future 20990101000000Z 21000101000000Z"; do
+    set -- $dates
+    sh "$here/issue_dated.sh" client-ca.pem client-ca.key rsa.csr "$1.pem" "$2" "$3" \
+        "basicConstraints = CA:FALSE" "keyUsage = digitalSignature" "extendedKeyUsage = clientAuth"
+done
 for f in rsa ec p384 p521 rsa1024 expired future server-only chain; do test -s "$f.pem"; done
 for f in rsa-pkcs1 ec-sec1 other encrypted-pkcs8 encrypted-sec1; do test -s "$f.key"; done
