@@ -71,7 +71,14 @@ final class TLSSession {
             let rc = mbedtls_ssl_handshake(ssl)
             if rc == 0 { return }
             if rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE { continue }
-            if let ioError { throw ioError }
+            if let ioError {
+                // A server that asked for a certificate and then drops the connection has refused ours (or
+                // our lack of one); its alert is lost when our next write meets the closed socket first.
+                if case .ioFailure(let reason) = ioError, ssl.pointee.client_auth != 0 {
+                    throw .tlsFailure(reason: clientCertificateVerdict("the server closed the connection: \(reason)"))
+                }
+                throw ioError
+            }
             if rc == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED {
                 throw .tlsFailure(reason: TLSVerifyFlags.describe(mbedtls_ssl_get_verify_result(ssl)))
             }
@@ -92,11 +99,7 @@ final class TLSSession {
     private func describeAlert() -> String {
         guard let msg = ssl.pointee.in_msg else { return "the server sent a fatal alert" }
         // After a CertificateRequest, a fatal alert is the server's verdict on our certificate (or its absence).
-        if ssl.pointee.client_auth != 0 {
-            return clientIdentity == nil
-                ? "client certificate required: the server asked for one and none was presented (alert \(msg[1]))"
-                : "client certificate refused by the server (alert \(msg[1]))"
-        }
+        if ssl.pointee.client_auth != 0 { return clientCertificateVerdict("alert \(msg[1])") }
         switch Int32(msg[1]) {
         case MBEDTLS_SSL_ALERT_MSG_PROTOCOL_VERSION:
             return "protocol version: the server refused TLS 1.2 (it offers only an older version)"
@@ -105,6 +108,14 @@ final class TLSSession {
         default:
             return "the server sent fatal alert \(msg[1]) during the handshake"
         }
+    }
+
+    /// Why a handshake failed after the server's CertificateRequest: it wanted a certificate we lack, or
+    /// refused the one we sent.
+    private func clientCertificateVerdict(_ detail: String) -> String {
+        clientIdentity == nil
+            ? "client certificate required: the server asked for one and none was presented (\(detail))"
+            : "client certificate refused by the server (\(detail))"
     }
 
     /// Sends all bytes.
