@@ -30,7 +30,7 @@ import Testing
     @Test func serverReceivesTheRSAAndECCertificates() async throws {
         guard ready() else { return }
         let server = try await offPool { try Self.server() }
-        let pki = try ClientPKI.shared.get()
+        let pki = try await ClientPKI.made()
         for (cert, key, subject) in [("rsa.pem", "rsa.key", "CN=latchkey rsa client, O=Latchkey Tests"),
                                      ("ec.pem", "ec-sec1.key", "CN=latchkey ec client"),
                                      ("p384.pem", "p384.key", "CN=latchkey p384 client")] {
@@ -44,9 +44,9 @@ import Testing
         guard ready() else { return }
         // The server trusts only the client CA, so the leaf verifies only if the intermediate came with it.
         let server = try await offPool { try Self.server() }
-        let identity = try ClientPKI.shared.get().identity("chain.pem", "rsa.key")
+        let identity = try await ClientPKI.made().identity("chain.pem", "rsa.key")
         #expect(try await Self.get(Self.client(identity), server).contains("Issuer: CN=Latchkey Client Intermediate"))
-        let leafOnly = try ClientPKI.shared.get().identity("chain-leaf.pem", "rsa.key")
+        let leafOnly = try await ClientPKI.made().identity("chain-leaf.pem", "rsa.key")
         let e = await httpError { try await Self.get(Self.client(leafOnly), server) }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
         #expect(reason.contains("client certificate refused"), "\(reason)")
@@ -64,7 +64,7 @@ import Testing
         guard ready() else { return }
         // This server trusts the server-side test CA for clients, which did not issue our certificate.
         let server = try await offPool { try Self.server(clientCA: try Fixtures.pki.get().caFile) }
-        let identity = try ClientPKI.shared.get().identity("rsa.pem", "rsa.key")
+        let identity = try await ClientPKI.made().identity("rsa.pem", "rsa.key")
         let e = await httpError { try await Self.get(Self.client(identity), server) }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
         #expect(reason.hasPrefix("client certificate refused by the server (alert 48)"), "\(reason)")  // unknown_ca
@@ -73,7 +73,7 @@ import Testing
     @Test func anIdentityIsHarmlessWhenTheServerDoesNotAsk() async throws {
         guard ready() else { return }
         let s = try await offPool { try Fixtures.tlsServer.get() }
-        let identity = try ClientPKI.shared.get().identity("rsa.pem", "rsa.key")
+        let identity = try await ClientPKI.made().identity("rsa.pem", "rsa.key")
         let r = try await Self.client(identity).send(HTTPRequest(url: s.url("/chunked"), timeout: 10))
         #expect(String(decoding: r.body, as: UTF8.self) == "hello chunked world")
     }
@@ -90,7 +90,7 @@ import Testing
         defer { server.terminate() }
         let port = try await offPool { try server.readLine(timeout: 10) }
         let url = HTTPURL(string: "https://localhost:\(port)/peer")!
-        let pki = try ClientPKI.shared.get()
+        let pki = try await ClientPKI.made()
         let rsa = try Self.client(try pki.identity("rsa.pem", "rsa.key"))
         let ec = try Self.client(try pki.identity("ec.pem", "ec.key"))
         let answers = try await withThrowingTaskGroup(of: (Bool, String).self) { group in
@@ -112,7 +112,7 @@ import Testing
         let server = try await offPool { try Self.server() }
         let proxy = try await offPool { try ProxyTests.startTinyproxy() }
         defer { proxy.process.terminate() }
-        let identity = try ClientPKI.shared.get().identity("ec.pem", "ec.key")
+        let identity = try await ClientPKI.made().identity("ec.pem", "ec.key")
         let page = try await Self.get(Self.client(identity, proxy: ProxySettings(host: "127.0.0.1", port: proxy.port)), server)
         #expect(page.contains("Subject: CN=latchkey ec client"))
         #expect(TestEnvironment.readFile(proxy.log).contains("CONNECT localhost:\(server.port)"))
@@ -121,7 +121,7 @@ import Testing
     @Test func verboseLogNeverShowsKeyMaterial() async throws {
         guard ready() else { return }
         let server = try await offPool { try Self.server() }
-        let pki = try ClientPKI.shared.get()
+        let pki = try await ClientPKI.made()
         let lines = LogCollector()
         let identity = try pki.identity("rsa.pem", "rsa.key")
         _ = try await Self.get(Self.client(identity, logger: { lines.append($0) }), server)

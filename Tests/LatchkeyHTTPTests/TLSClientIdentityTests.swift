@@ -6,13 +6,14 @@ import Testing
 /// Making a client identity: every accepted form, and every local problem refused with its own case
 /// before anything is sent. The files come from openssl (make_client_certs.sh).
 @Suite struct TLSClientIdentityTests {
-    private func pki() throws -> ClientPKI? {
+    /// The shared identities; made off the cooperative pool (openssl runs for seconds the first time).
+    private func pki() async throws -> ClientPKI? {
         guard TestEnvironment.require(["openssl"]) else { return nil }
-        return try ClientPKI.shared.get()
+        return try await ClientPKI.made()
     }
 
-    @Test func acceptsRSAAndECKeysInEveryPEMForm() throws {
-        guard let pki = try pki() else { return }
+    @Test func acceptsRSAAndECKeysInEveryPEMForm() async throws {
+        guard let pki = try await pki() else { return }
         let cases: [(String, String, TLSClientIdentity.KeyType, String)] = [
             ("rsa.pem", "rsa.key", .rsa(bits: 2048), "CN=latchkey rsa client, O=Latchkey Tests"),        // PKCS#8
             ("rsa.pem", "rsa-pkcs1.key", .rsa(bits: 2048), "CN=latchkey rsa client, O=Latchkey Tests"),  // PKCS#1
@@ -29,12 +30,13 @@ import Testing
         #expect(try pki.identity("chain.pem", "rsa.key").certificateCount == 2)
     }
 
-    @Test func thumbprintIsSHA256OfTheLeafDER() throws {
-        guard let pki = try pki() else { return }
+    @Test func thumbprintIsSHA256OfTheLeafDER() async throws {
+        guard let pki = try await pki() else { return }
         for (cert, key) in [("rsa.pem", "rsa.key"), ("ec.pem", "ec.key"), ("chain.pem", "rsa.key")] {
             let out = pki.path(cert + ".sha256")
             // For chain.pem, `openssl x509` reads the first certificate: the leaf.
-            let status = try SpawnedProcess.run(["/bin/sh", "-c", "openssl x509 -in '\(pki.path(cert))' -outform DER | sha256sum > '\(out)'"])
+            let command = "openssl x509 -in '\(pki.path(cert))' -outform DER | sha256sum > '\(out)'"
+            let status = try await offPool { try SpawnedProcess.run(["/bin/sh", "-c", command]) }
             #expect(status == 0)
             let expected = String(TestEnvironment.readFile(out).prefix(64))
             let thumbprint = try pki.identity(cert, key).certificateThumbprintSHA256
@@ -43,8 +45,8 @@ import Testing
         }
     }
 
-    @Test func validityIsCheckedAtTheInjectedTime() throws {
-        guard let pki = try pki() else { return }
+    @Test func validityIsCheckedAtTheInjectedTime() async throws {
+        guard let pki = try await pki() else { return }
         // expired.pem: 2020-01-01T00:00:00Z .. 2020-12-31T00:00:00Z
         let notBefore = Timestamp(timeIntervalSince1970: 1_577_836_800)
         let notAfter = Timestamp(timeIntervalSince1970: 1_609_372_800)
@@ -62,8 +64,8 @@ import Testing
                 == .notYetValid(notBefore: Timestamp(timeIntervalSince1970: 4_070_908_800)))  // 2099-01-01
     }
 
-    @Test func keyMustBeTheLeafCertificates() throws {
-        guard let pki = try pki() else { return }
+    @Test func keyMustBeTheLeafCertificates() async throws {
+        guard let pki = try await pki() else { return }
         #expect(identityError { try pki.identity("rsa.pem", "other.key") } == .keyDoesNotMatchCertificate)
         #expect(identityError { try pki.identity("ec.pem", "rsa.key") } == .keyDoesNotMatchCertificate)
         #expect(identityError { try pki.identity("rsa.pem", "ec.key") } == .keyDoesNotMatchCertificate)
@@ -71,28 +73,28 @@ import Testing
         #expect(identityError { try pki.identity("chain.pem", "intermediate.key") } == .keyDoesNotMatchCertificate)
     }
 
-    @Test func encryptedKeysAreRefused() throws {
-        guard let pki = try pki() else { return }
+    @Test func encryptedKeysAreRefused() async throws {
+        guard let pki = try await pki() else { return }
         #expect(identityError { try pki.identity("ec.pem", "encrypted-pkcs8.key") } == .encryptedKey)
         #expect(identityError { try pki.identity("ec.pem", "encrypted-sec1.key") } == .encryptedKey)
     }
 
-    @Test func unsupportedKeyTypesAreRefused() throws {
-        guard let pki = try pki() else { return }
+    @Test func unsupportedKeyTypesAreRefused() async throws {
+        guard let pki = try await pki() else { return }
         #expect(identityError { try pki.identity("p521.pem", "p521.key") } == .unsupportedKey(algorithm: "secp521r1", bits: 521))
         #expect(identityError { try pki.identity("rsa1024.pem", "rsa1024.key") } == .unsupportedKey(algorithm: "RSA", bits: 1024))
     }
 
-    @Test func certificateMustAllowClientAuthentication() throws {
-        guard let pki = try pki() else { return }
+    @Test func certificateMustAllowClientAuthentication() async throws {
+        guard let pki = try await pki() else { return }
         guard case .notForClientAuthentication(let reason)? = identityError({ try pki.identity("server-only.pem", "rsa.key") }) else {
             Issue.record("server-only certificate accepted"); return
         }
         #expect(reason.contains("clientAuth"))
     }
 
-    @Test func unreadableInputIsRefused() throws {
-        guard let pki = try pki() else { return }
+    @Test func unreadableInputIsRefused() async throws {
+        guard let pki = try await pki() else { return }
         let cert = pki.bytes("rsa.pem")
         let key = SecretBytes(pki.bytes("rsa.key"))
         func make(_ c: [UInt8], _ k: SecretBytes) -> ClientIdentityError? {
@@ -110,8 +112,8 @@ import Testing
         }
     }
 
-    @Test func descriptionShowsNoKeyMaterial() throws {
-        guard let pki = try pki() else { return }
+    @Test func descriptionShowsNoKeyMaterial() async throws {
+        guard let pki = try await pki() else { return }
         let identity = try pki.identity("ec.pem", "ec.key")
         let text = "\(identity) \(String(reflecting: identity))"
         #expect(text.contains("CN=latchkey ec client"))

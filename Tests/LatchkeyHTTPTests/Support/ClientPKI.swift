@@ -15,6 +15,9 @@ struct ClientPKI: Sendable {
         try TLSClientIdentity(certificateChainPEM: bytes(cert), privateKeyPEM: SecretBytes(bytes(key)), at: time)
     }
 
+    /// `shared`, awaited off the cooperative pool: its first use blocks while openssl runs.
+    static func made() async throws -> ClientPKI { try await offPool { try shared.get() } }
+
     static let shared: Result<ClientPKI, SpawnError> = Result { () throws(SpawnError) -> ClientPKI in
         let dir = TestEnvironment.makeTemporaryDirectory()
         let status: Int32
