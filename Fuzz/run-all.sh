@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -40,6 +40,7 @@ seed_dir() {
         FuzzHTTPURL) echo url ;;
         FuzzAuthenticationChallenge) echo challenge ;;
         FuzzPEMPrivateKey) echo pem ;;
+        FuzzClientIdentity) echo clientidentity ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }

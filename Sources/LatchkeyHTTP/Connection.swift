@@ -30,7 +30,9 @@ enum Connection {
 
         var parser = HTTPResponseParser(limits: configuration.limits, requestMethod: method)
         if let caChain {
-            let tls = try TLSSession(socket: socket, host: target.host, caChain: caChain)
+            // With a proxy this runs inside the tunnel, so the client identity goes to the origin only.
+            let tls = try TLSSession(socket: socket, host: target.host, caChain: caChain,
+                                     clientIdentity: configuration.clientIdentity)
             try tls.handshake()
             try tls.sendAll(head + body)
             while true {

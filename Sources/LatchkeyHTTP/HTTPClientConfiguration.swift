@@ -1,7 +1,7 @@
 import Glibc
 
 extension HTTPClient {
-    /// How an `HTTPClient` connects: trust anchors, timeouts, proxy, limits and logging.
+    /// How an `HTTPClient` connects: trust anchors, client identity, timeouts, proxy, limits and logging.
     public struct Configuration: Sendable {
         /// PEM CA bundle used to verify servers; nil means "none found" and every https request fails.
         public var caFile: String?
@@ -13,6 +13,9 @@ extension HTTPClient {
         public var limits: HTTPResponseParser.Limits
         /// The `User-Agent` header.
         public var userAgent: String
+        /// The certificate and key presented to every https origin that asks for one (mutual TLS); nil
+        /// presents none. Never to a proxy: the CONNECT tunnel is opened first, and TLS runs inside it.
+        public var clientIdentity: TLSClientIdentity?
         /// Verbose-mode log sink. Lines are already redacted (credentials, tokens, codes, secrets).
         public var logger: (@Sendable (String) -> Void)?
 
@@ -20,8 +23,9 @@ extension HTTPClient {
         /// proxy variables.
         public init(caFile: String? = nil, connectTimeout: Double = 10, proxy: ProxySettings? = nil,
                     limits: HTTPResponseParser.Limits = .init(), userAgent: String = "latchkey/0.1",
-                    logger: (@Sendable (String) -> Void)? = nil) {
+                    clientIdentity: TLSClientIdentity? = nil, logger: (@Sendable (String) -> Void)? = nil) {
             self.caFile = caFile
+            self.clientIdentity = clientIdentity
             self.connectTimeout = connectTimeout
             self.proxyRoute = proxy.map(ProxyRoute.proxy) ?? .direct
             self.limits = limits

@@ -2,8 +2,9 @@ import CMbedTLS
 import Glibc
 
 /// One TLS 1.2 client session over a `SocketConnection`: TLS 1.2 minimum, certificate chain and hostname
-/// verified (VERIFY_REQUIRED), SNI sent, its own CTR_DRBG. The mbedTLS contexts are owned here and freed in
-/// `deinit`; nothing of them leaves this file.
+/// verified (VERIFY_REQUIRED), SNI sent, its own CTR_DRBG, and the client identity (certificate and key)
+/// when one is given. The mbedTLS contexts are owned here and freed in `deinit`; nothing of them leaves
+/// this file.
 final class TLSSession {
     private let socket: SocketConnection
     private let ssl = UnsafeMutablePointer<mbedtls_ssl_context>.allocate(capacity: 1)
@@ -11,13 +12,17 @@ final class TLSSession {
     private let drbg = UnsafeMutablePointer<mbedtls_ctr_drbg_context>.allocate(capacity: 1)
     private let entropy = UnsafeMutablePointer<mbedtls_entropy_context>.allocate(capacity: 1)
     private let caChain: CACertificateChain
+    /// Kept so the certificate and key mbedTLS points at outlive this session.
+    private let clientIdentity: TLSClientIdentity?
     /// The first socket-level error seen by a BIO callback; it explains an mbedTLS failure better than
     /// the generic code mbedTLS returns after it.
     fileprivate var ioError: HTTPError?
 
-    init(socket: SocketConnection, host: String, caChain: CACertificateChain) throws(HTTPError) {
+    init(socket: SocketConnection, host: String, caChain: CACertificateChain,
+         clientIdentity: TLSClientIdentity? = nil) throws(HTTPError) {
         self.socket = socket
         self.caChain = caChain
+        self.clientIdentity = clientIdentity
         mbedtls_ssl_init(ssl)
         mbedtls_ssl_config_init(config)
         mbedtls_ctr_drbg_init(drbg)
@@ -34,6 +39,11 @@ final class TLSSession {
         mbedtls_ssl_conf_authmode(config, MBEDTLS_SSL_VERIFY_REQUIRED)
         mbedtls_ssl_conf_ca_chain(config, caChain.chain, nil)
         mbedtls_ssl_conf_rng(config, mbedtls_ctr_drbg_random, drbg)
+        if let material = clientIdentity?.material {
+            // Sent only if the server asks (CertificateRequest); without one the handshake is unchanged.
+            rc = mbedtls_ssl_conf_own_cert(config, material.chain, material.key)
+            guard rc == 0 else { throw .tlsFailure(reason: "cannot use the client certificate: \(MbedTLSError.text(rc))") }
+        }
         rc = mbedtls_ssl_setup(ssl, config)
         guard rc == 0 else { throw .tlsFailure(reason: "TLS setup failed: \(MbedTLSError.text(rc))") }
         // Sets SNI and the name the certificate must match (mbedTLS 2.28 matches DNS names, not IP SANs).
@@ -61,7 +71,14 @@ final class TLSSession {
             let rc = mbedtls_ssl_handshake(ssl)
             if rc == 0 { return }
             if rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE { continue }
-            if let ioError { throw ioError }
+            if let ioError {
+                // A server that asked for a certificate and then drops the connection has refused ours (or
+                // our lack of one); its alert is lost when our next write meets the closed socket first.
+                if case .ioFailure(let reason) = ioError, ssl.pointee.client_auth != 0 {
+                    throw .tlsFailure(reason: clientCertificateVerdict("the server closed the connection: \(reason)"))
+                }
+                throw ioError
+            }
             if rc == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED {
                 throw .tlsFailure(reason: TLSVerifyFlags.describe(mbedtls_ssl_get_verify_result(ssl)))
             }
@@ -81,6 +98,8 @@ final class TLSSession {
     /// The fatal alert the server just sent (mbedTLS leaves it in `in_msg`: level, description).
     private func describeAlert() -> String {
         guard let msg = ssl.pointee.in_msg else { return "the server sent a fatal alert" }
+        // After a CertificateRequest, a fatal alert is the server's verdict on our certificate (or its absence).
+        if ssl.pointee.client_auth != 0 { return clientCertificateVerdict("alert \(msg[1])") }
         switch Int32(msg[1]) {
         case MBEDTLS_SSL_ALERT_MSG_PROTOCOL_VERSION:
             return "protocol version: the server refused TLS 1.2 (it offers only an older version)"
@@ -89,6 +108,14 @@ final class TLSSession {
         default:
             return "the server sent fatal alert \(msg[1]) during the handshake"
         }
+    }
+
+    /// Why a handshake failed after the server's CertificateRequest: it wanted a certificate we lack, or
+    /// refused the one we sent.
+    private func clientCertificateVerdict(_ detail: String) -> String {
+        clientIdentity == nil
+            ? "client certificate required: the server asked for one and none was presented (\(detail))"
+            : "client certificate refused by the server (\(detail))"
     }
 
     /// Sends all bytes.

@@ -5,13 +5,13 @@ import Testing
 
 /// HTTPS through a real tinyproxy (CONNECT), with Basic proxy auth, and bypassed by NO_PROXY.
 @Suite struct ProxyTests {
-    private struct Proxy: Sendable {
+    struct Proxy: Sendable {
         let process: SpawnedProcess
         let port: Int
         let log: String
     }
 
-    private static func startTinyproxy(auth: (String, String)? = nil) throws -> Proxy {
+    static func startTinyproxy(auth: (String, String)? = nil) throws -> Proxy {
         let dir = TestEnvironment.makeTemporaryDirectory()
         let port = TestEnvironment.freePort()
         var conf = "Port \(port)\nListen 127.0.0.1\nTimeout 10\nLogFile \"\(dir)/tinyproxy.log\"\nLogLevel Info\nMaxClients 20\n"

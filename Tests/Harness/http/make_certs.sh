@@ -7,6 +7,7 @@
 #   expired.pem/.key       for DNS:localhost, validity 2020-01-01 .. 2020-12-31 (made with `openssl ca`)
 #   ec-ca.pem, ec-localhost.pem/.key   a P-256 CA and a P-256 DNS:localhost certificate it signed
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$1
 cd "$dir"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=Latchkey Test CA" \
@@ -24,32 +25,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -subj "/CN=Latchkey Test EC CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec-localhost.key -out ec-localhost.csr -subj "/CN=localhost" 2>/dev/null
 openssl x509 -req -in ec-localhost.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial -days 2 -extfile localhost.ext -out ec-localhost.pem 2>/dev/null
-# openssl x509 cannot back-date in 3.0; `openssl ca` takes explicit start and end dates.
-mkdir -p cadb
-: > cadb/index.txt
-echo 1000 > cadb/serial
-cat > ca.cnf <<CNF
-[ ca ]
-default_ca = test
-[ test ]
-dir = $dir/cadb
-database = \$dir/index.txt
-serial = \$dir/serial
-new_certs_dir = \$dir
-certificate = $dir/ca.pem
-private_key = $dir/ca.key
-default_md = sha256
-policy = anything
-copy_extensions = none
-unique_subject = no
-[ anything ]
-commonName = supplied
-[ server ]
-basicConstraints = CA:FALSE
-keyUsage = digitalSignature,keyEncipherment
-extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost
-CNF
-openssl ca -batch -config ca.cnf -extensions server -startdate 20200101000000Z -enddate 20201231000000Z \
-    -in expired.csr -out expired.pem -notext 2>/dev/null
-test -s expired.pem
+# openssl x509 cannot back-date in 3.0; issue_dated.sh uses `openssl ca`, which takes explicit dates.
+sh "$here/issue_dated.sh" ca.pem ca.key expired.csr expired.pem 20200101000000Z 20201231000000Z \
+    "basicConstraints = CA:FALSE" "keyUsage = digitalSignature,keyEncipherment" "extendedKeyUsage = serverAuth" \
+    "subjectAltName = DNS:localhost"

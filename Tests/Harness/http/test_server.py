@@ -3,7 +3,7 @@
 
 Listens on 127.0.0.1 (or --host), prints the bound port on the first stdout line, then serves one
 scripted response per connection, chosen by the request path. Raw bytes are written so malformed
-responses are possible. With --cert/--key it speaks TLS.
+responses are possible. With --cert/--key it speaks TLS; --client-ca CA also requires a client certificate.
 
 Paths:
   /length            200, Content-Length body, Date header
@@ -22,6 +22,7 @@ Paths:
   /cl-te             both Content-Length and Transfer-Encoding
   /redirect?n=K&to=URL  302 to URL (or to /length) 
   /count             200 with the number of requests this server has seen
+  /peer              200 with the client certificate's subject CN, or "none"
 """
 import argparse, json, os, socket, ssl, sys, threading, time
 from urllib.parse import urlsplit, parse_qs
@@ -118,6 +119,12 @@ def respond(conn, method, target, headers, body):
         if n > 1:
             to = "/redirect?n=%d" % (n - 1) + ("&to=" + query["to"][0] if "to" in query else "")
         send(b"HTTP/1.1 302 Found\r\nLocation: " + to.encode() + b"\r\nContent-Length: 0\r\n\r\n")
+    elif path == "/peer":
+        # The client certificate's subject CN (servers started with --client-ca), or "none".
+        cert = conn.getpeercert() if hasattr(conn, "getpeercert") else None
+        names = [v for rdn in (cert or {}).get("subject", ()) for k, v in rdn if k == "commonName"]
+        payload = (names[0] if names else "none").encode()
+        send(b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
     elif path == "/count":
         with LOCK:
             n = COUNT
@@ -150,6 +157,7 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--cert")
     ap.add_argument("--key")
+    ap.add_argument("--client-ca", help="require a client certificate issued by this CA")
     args = ap.parse_args()
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -160,6 +168,9 @@ def main():
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
     print(sock.getsockname()[1], flush=True)
     # The test process holds our stdin open; when it exits (even killed), stdin ends and so do we.
     def watchdog():
