@@ -2,6 +2,7 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
+import LatchkeyTestSupport
 @testable import Latchkey
 
 @Suite struct IDTokenVerifierTests {
@@ -64,6 +65,19 @@ import LatchkeyJOSE
         let expired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 61)), ("iat", .integer(t - 600))]))
         await expectVerification(expired, try verifier(idp)) { if case .expired = $0 { return true }; return false }
         _ = try await verifier(idp) { $0.skipExpiryCheck = true }.verify(expired)
+    }
+
+    /// The shared boundary table (Tests/Support/TimeClaimBoundaries.swift), which `latchkey verify`
+    /// runs too (VerifyProcessTests): one set of time rules for every entry point.
+    @Test(arguments: TimeClaimBoundaries.cases)
+    func timeClaimBoundaries(_ boundary: TimeClaimBoundaries.Case) async throws {
+        let idp = try TestIssuer()
+        let now = Int64(clock.now().timeIntervalSince1970)
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: boundary.claims(now: now).map { ($0.name, .number($0.number)) }))
+        let v = try verifier(idp) { $0.leeway = Double(boundary.leeway) }
+        let accepted: Bool
+        do { _ = try await v.verify(token); accepted = true } catch { accepted = false }
+        #expect(accepted == boundary.valid, "\(boundary)")
     }
 
     @Test func issuedInTheFuture() async throws {
