@@ -20,7 +20,7 @@ public actor Session {
     let clientSecret: String?
     let injectedKeySet: (any KeySet)?
     private var keySets: [String: RemoteKeySet] = [:]
-    private var inflight: Task<Token, any Error>?
+    private let refreshes = SingleFlight<Token>()
     private var skew: Double?
 
     /// Makes a session. `keySet` replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
@@ -61,19 +61,18 @@ public actor Session {
     /// The stored session, or nil when not signed in.
     public func storedSession() throws(LatchkeyError) -> StoredSession? { try loadSession() }
 
+    /// Callers that arrive while a refresh runs share it (`SingleFlight`). A cancelled caller stops
+    /// waiting at once; the refresh itself, and its HTTP request, is cancelled only when no caller
+    /// is left waiting for it, so one interrupted task never fails the others.
     private func refreshSingleFlight(minTTL: Double, force: Bool) async throws(LatchkeyError) -> Token {
-        if let inflight {
-            do { return try await inflight.value } catch { throw Self.mapped(error) }
-        }
         let refresher = Refresher(configuration: configuration, store: store, transport: transport, time: time,
                                   clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
                                   skewObserver: { [self] skew in await self.record(skew: skew) })
-        let task = Task<Token, any Error> {
-            try await refresher.refreshUnderLock(minTTL: minTTL, force: force)
+        do {
+            return try await refreshes.run { try await refresher.refreshUnderLock(minTTL: minTTL, force: force) }
+        } catch {
+            throw Self.mapped(error)
         }
-        inflight = task
-        defer { inflight = nil }
-        do { return try await task.value } catch { throw Self.mapped(error) }
     }
 
     // MARK: Sign-in
