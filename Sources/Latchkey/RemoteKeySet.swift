@@ -62,7 +62,7 @@ public actor RemoteKeySet: KeySet {
     }
 
     /// Fetches now; concurrent callers share one request (`SingleFlight`). A cancelled caller stops
-    /// waiting at once, and the fetch is cancelled when no caller is left waiting for it.
+    /// waiting, and the fetch is cancelled when no caller is left waiting for it.
     func fetch() async throws(LatchkeyError) -> JWKSet {
         do { return try await fetches.run { try await self.download() } } catch { throw Self.mapped(error) }
     }

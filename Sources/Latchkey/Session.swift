@@ -62,8 +62,9 @@ public actor Session {
     public func storedSession() throws(LatchkeyError) -> StoredSession? { try loadSession() }
 
     /// Callers that arrive while a refresh runs share it (`SingleFlight`). A cancelled caller stops
-    /// waiting at once; the refresh itself, and its HTTP request, is cancelled only when no caller
-    /// is left waiting for it, so one interrupted task never fails the others.
+    /// waiting at once while others still wait; the refresh itself, and its HTTP request, is
+    /// cancelled only when no caller is left, and that last caller returns once the refresh has
+    /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(minTTL: Double, force: Bool) async throws(LatchkeyError) -> Token {
         let refresher = Refresher(configuration: configuration, store: store, transport: transport, time: time,
                                   clientSecret: clientSecret, keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },

@@ -2,10 +2,16 @@ import Synchronization
 
 /// Work shared by every caller who asks for it while it runs (Go's `singleflight`), with the
 /// callers' cancellation reaching it (`withTaskCancellationHandler`). The rule, chosen so that one
-/// impatient caller never spoils the result for others who still want it:
-/// - a caller whose task is cancelled stops waiting at once and throws `CancellationError`;
-/// - the work itself is cancelled when its last waiter has gone, and is forgotten then, so the
-///   next caller starts afresh instead of joining work that is unwinding;
+/// impatient caller never spoils the result for others who still want it, and so that no work
+/// outlives its last caller:
+/// - a cancelled caller while others still wait stops waiting at once (`CancellationError`), and
+///   the work goes on for the others;
+/// - when the last waiter is cancelled, the work is cancelled, and that waiter gets what the work
+///   ends with (normally its cancellation, or its result when it had already finished) only once
+///   it has unwound. A program that exits on the cancellation thus never cuts a save short, the
+///   way structured concurrency waits for a cancelled child;
+/// - cancelled work is forgotten at once, so the next caller starts afresh instead of joining
+///   work that is unwinding;
 /// - work that runs to its end hands its result, or its error, to every caller still waiting.
 ///
 /// The work runs in its own task (it outlives any one caller), which inherits the first caller's
@@ -26,6 +32,8 @@ final class SingleFlight<Value: Sendable>: Sendable {
         /// runs first when the caller is already cancelled) moves the id to `cancelledEarly`.
         var arriving: Set<UInt64> = []
         var cancelledEarly: Set<UInt64> = []
+        /// The last waiter of each cancelled flight, told when that flight has unwound.
+        var abandoned: [UInt64: Waiter] = [:]
     }
 
     private let state = Mutex(State())
@@ -69,9 +77,10 @@ final class SingleFlight<Value: Sendable>: Sendable {
         if cancelled { waiter.resume(throwing: CancellationError()) }
     }
 
-    /// A caller's cancellation: it stops waiting; the work is cancelled when it was the last one.
+    /// A caller's cancellation: it stops waiting, unless it is the last one, whose cancellation
+    /// cancels the work and who waits for it to unwind.
     private func leave(_ caller: UInt64) {
-        let (waiter, abandoned) = state.withLock { s -> (Waiter?, Task<Void, Never>?) in
+        let (released, abandoned) = state.withLock { s -> (Waiter?, Task<Void, Never>?) in
             if s.arriving.remove(caller) != nil {
                 s.cancelledEarly.insert(caller)
                 return (nil, nil)
@@ -80,19 +89,21 @@ final class SingleFlight<Value: Sendable>: Sendable {
             guard var flight = s.flight, let waiter = flight.waiters.removeValue(forKey: caller) else { return (nil, nil) }
             if flight.waiters.isEmpty {
                 s.flight = nil
-                return (waiter, flight.task)
+                s.abandoned[flight.id] = waiter
+                return (nil, flight.task)
             }
             s.flight = flight
             return (waiter, nil)
         }
-        waiter?.resume(throwing: CancellationError())
+        released?.resume(throwing: CancellationError())
         abandoned?.cancel()
     }
 
-    /// The work's end: every caller still waiting gets the result. Work forgotten when its last
-    /// waiter left (a newer flight may run by now) has nobody to tell.
+    /// The work's end: every caller still waiting gets the result, or, for cancelled work (a newer
+    /// flight may run by now), the last waiter that cancelled it.
     private func finish(_ id: UInt64, _ result: Result<Value, any Error>) {
         let waiters = state.withLock { s -> [Waiter] in
+            if let waiter = s.abandoned.removeValue(forKey: id) { return [waiter] }
             guard let flight = s.flight, flight.id == id else { return [] }
             s.flight = nil
             return Array(flight.waiters.values)

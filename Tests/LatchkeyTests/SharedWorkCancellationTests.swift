@@ -39,6 +39,11 @@ import LatchkeyJOSE
 
         var cancelled: Int { cancelledRequests.withLock { $0 } }
 
+        /// Waits (real time, up to 1 s) until a request's wait was cancelled.
+        func waitForCancelledRequest() async throws {
+            for _ in 0..<200 where cancelled == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        }
+
         /// Waits (real time, up to 2 s) until `count` requests have arrived.
         func waitForRequests(_ count: Int = 1) async throws {
             for _ in 0..<400 where transport.sent.count < count { try await Task.sleep(nanoseconds: 5_000_000) }
@@ -63,10 +68,19 @@ import LatchkeyJOSE
         return false
     }
 
-    /// Seconds since `start`.
-    func elapsed(since start: ContinuousClock.Instant) -> Double {
+    /// Cancels `task` and expects it back within `limit` seconds with `LatchkeyError.cancelled`.
+    func expectPromptCancellation<T>(_ task: Task<T, any Error>, within limit: Double = SharedWorkCancellationTests.prompt,
+                                     sourceLocation: SourceLocation = #_sourceLocation) async {
+        let start = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
         let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        #expect(seconds < limit, "the cancelled caller came back \(seconds) s after cancel", sourceLocation: sourceLocation)
+        guard case .failure(let error) = result else {
+            Issue.record("the cancelled caller got \(result)", sourceLocation: sourceLocation); return
+        }
+        #expect(isCancelled(error), "\(error)", sourceLocation: sourceLocation)
     }
 
     @Test func cancellingTheOnlyWaiterCancelsTheStalledRefresh() async throws {
@@ -75,15 +89,9 @@ import LatchkeyJOSE
         let s = session(store, server)
         let waiter = Task { try await s.refresh() }
         try await server.waitForRequests()
-        let start = ContinuousClock.now
-        waiter.cancel()
-        let result = await waiter.result
-        let seconds = elapsed(since: start)
-        guard case .failure(let error) = result else { Issue.record("the cancelled refresh returned \(result)"); return }
-        #expect(isCancelled(error), "\(error)")
-        #expect(seconds < Self.prompt, "the waiter came back \(seconds) s after cancel")
+        await expectPromptCancellation(waiter)
         // The cancellation reached the request itself: nothing was saved, the old session stands.
-        for _ in 0..<200 where server.cancelled == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        try await server.waitForCancelledRequest()
         #expect(server.cancelled == 1)
         #expect(store.saves.isEmpty)
         #expect(store.session?.token.refreshToken == "rt-1")
@@ -97,12 +105,7 @@ import LatchkeyJOSE
         try await server.waitForRequests()
         let patient = Task { try await s.validToken(forceRefresh: true) }
         try await Task.sleep(nanoseconds: 50_000_000)   // the second caller has joined the refresh in flight
-        let start = ContinuousClock.now
-        impatient.cancel()
-        let first = await impatient.result
-        #expect(elapsed(since: start) < 0.4, "the cancelled waiter waited for the refresh")
-        guard case .failure(let error) = first else { Issue.record("the cancelled waiter got \(first)"); return }
-        #expect(isCancelled(error), "\(error)")
+        await expectPromptCancellation(impatient, within: 0.4)   // sooner than the refresh's answer
         // The other caller still gets the one refresh's token, and the request was never cancelled.
         #expect(try await patient.value.accessToken == "at-2")
         #expect(server.transport.sent.count == 1)
@@ -116,16 +119,10 @@ import LatchkeyJOSE
         let jws = try JWS(compact: try server.idp.sign(TestIssuer.claims(now: clock.now())))
         let waiter = Task { try await keys.verify(jws, allowed: [.es256]) }
         try await server.waitForRequests()
-        let start = ContinuousClock.now
-        waiter.cancel()
-        let result = await waiter.result
-        let seconds = elapsed(since: start)
-        guard case .failure(let error) = result else { Issue.record("the cancelled verification returned \(result)"); return }
-        #expect(isCancelled(error), "\(error)")
-        #expect(seconds < Self.prompt, "the verifier came back \(seconds) s after cancel")
-        for _ in 0..<200 where server.cancelled == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await expectPromptCancellation(waiter)
+        try await server.waitForCancelledRequest()
         #expect(server.cancelled == 1)
-        // Nothing was cached and no retry followed the cancellation: the next call fetches afresh.
+        // A cancellation is not a failure to retry.
         #expect(server.transport.sent.count == 1)
     }
 
@@ -137,9 +134,7 @@ import LatchkeyJOSE
         try await server.waitForRequests()
         let patient = Task { try await keys.verify(jws, allowed: [.es256]) }
         try await Task.sleep(nanoseconds: 50_000_000)
-        impatient.cancel()
-        guard case .failure(let error) = await impatient.result else { Issue.record("the cancelled verifier succeeded"); return }
-        #expect(isCancelled(error), "\(error)")
+        await expectPromptCancellation(impatient, within: 0.4)
         _ = try await patient.value
         #expect(server.cancelled == 0)
         #expect(await keys.fetchCount == 1)
