@@ -33,13 +33,18 @@ import Testing
         }
     }
 
-    @Test func concurrentCallersShareOneRun() async throws {
-        let flight = SingleFlight<Int>()
-        let gate = Gate()
+    /// Caller a starts work 1; caller b, asking for work 2 while it runs, joins work 1.
+    func twoWaiters(_ flight: SingleFlight<Int>, _ gate: Gate) async throws -> (Task<Int, any Error>, Task<Int, any Error>) {
         let a = Task { try await flight.run(gate.work(1)) }
         try await gate.waitForStarts(1)
         let b = Task { try await flight.run(gate.work(2)) }
         try await Task.sleep(nanoseconds: 20_000_000)
+        return (a, b)
+    }
+
+    @Test func concurrentCallersShareOneRun() async throws {
+        let (flight, gate) = (SingleFlight<Int>(), Gate())
+        let (a, b) = try await twoWaiters(flight, gate)
         gate.open.withLock { $0 = true }
         #expect(try await a.value == 1)
         #expect(try await b.value == 1)   // joined the first run, never started its own
@@ -78,12 +83,8 @@ import Testing
     }
 
     @Test func theLastWaiterLeavingCancelsTheWorkWaitsForItAndTheNextCallerStartsAfresh() async throws {
-        let flight = SingleFlight<Int>()
-        let gate = Gate()
-        let a = Task { try await flight.run(gate.work(1)) }
-        try await gate.waitForStarts(1)
-        let b = Task { try await flight.run(gate.work(2)) }
-        try await Task.sleep(nanoseconds: 20_000_000)
+        let (flight, gate) = (SingleFlight<Int>(), Gate())
+        let (a, b) = try await twoWaiters(flight, gate)
         a.cancel()
         guard case .failure(let ea) = await a.result else { Issue.record("a cancelled waiter got a value"); return }
         #expect(ea is CancellationError)
