@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
                     swiftSettings: strict),

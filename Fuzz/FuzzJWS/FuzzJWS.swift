@@ -3,7 +3,8 @@ import LatchkeyJOSE
 
 // libFuzzer entry point for the whole token path: compact JWS parsing, signature verification against a
 // fixed key set (RSA PKCS#1 and PSS, EC P-256 and P-521 public keys from the Wycheproof/RFC 7520 vectors),
-// then claims parsing and validation. Any input must end in a value or a JOSEError, never a crash.
+// then claims parsing and the at_hash check. Any input must end in a value or a JOSEError, never a crash.
+// (The claim rules themselves are comparisons in Latchkey's IDTokenVerifier, tested at their boundaries.)
 
 /// Public test keys only (Wycheproof and RFC 7520); immutable, so safe to share.
 let fuzzKeySet: JWKSet = {
@@ -12,9 +13,6 @@ let fuzzKeySet: JWKSet = {
     return set
 }()
 
-let fuzzValidator = ClaimsValidator(issuer: "https://idp.example", audience: "client", leeway: 60,
-                                    requiredClaims: ["sub"], expectedType: "JWT")
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
@@ -22,9 +20,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if jws.signature.isEmpty { fatalError("parsed a JWS with an empty signature") }
     if jws.header.alg.lowercased() == "none" { fatalError("parsed alg none") }
     let verified = (try? JWSVerifier.verify(jws, keys: fuzzKeySet, allowedAlgorithms: Set(JWSAlgorithm.allCases))) != nil
-    // Claims are checked on every parsed token so the fuzzer explores them without forging signatures.
+    // Claims are parsed on every parsed token so the fuzzer explores them without forging signatures.
     if let claims = try? JWTClaims(payload: jws.payload) {
-        _ = try? fuzzValidator.validate(claims, header: jws.header, now: Int64(1_700_000_000))
         if let alg = jws.algorithm, let h = claims.accessTokenHash {
             _ = AccessTokenHash.matches(h, accessToken: "access-token", algorithm: alg)
         }

@@ -3,7 +3,21 @@ import LatchkeyJOSE
 
 /// Verifies ID tokens per OpenID Connect Core §3.1.3.7, and the §12.2 rules for refreshed ones.
 /// Claims are checked before the signature, so a bad token never costs a JWKS refetch.
+///
+/// It is the one verifier (go-oidc's model): `latchkey verify` runs it too, for any JWT
+/// (`TokenKind.jwt`), so the time rules below are the same for every token the project judges.
 public struct IDTokenVerifier: Sendable {
+    /// Which registered claims a token must carry; every other rule is the same for both kinds.
+    public enum TokenKind: Sendable, Equatable {
+        /// An OIDC ID token (OIDC Core §2): `iss`, `sub`, `aud`, `exp` and `iat` are required.
+        case idToken
+        /// Any JWT (RFC 7519 §4.1: every registered claim optional). Only what is checked must be
+        /// there: `iss` with the issuer check, `aud` with the audience check, and `exp` with the
+        /// time checks, since a token that never expires is not one to call valid.
+        case jwt
+    }
+
+
     /// What to check. The defaults are the safe ones; the options that weaken verification are named
     /// for what they give up.
     public struct Configuration: Sendable {
@@ -13,7 +27,7 @@ public struct IDTokenVerifier: Sendable {
         public var clientID: String
         /// Algorithms the caller accepts (already limited to what the provider advertises).
         public var allowedAlgorithms: Set<JWSAlgorithm>
-        /// Seconds of clock tolerance for `exp` and `iat`.
+        /// Seconds of clock tolerance for `exp`, `nbf` and `iat` (and `maxAge`).
         public var leeway: Double
         /// Refuse tokens issued longer ago than this many seconds (nil: no limit).
         public var maxAge: Double?
@@ -24,13 +38,17 @@ public struct IDTokenVerifier: Sendable {
         public var skipIssuerCheck: Bool
         /// UNSAFE: accepts tokens for any audience. Only for verifying tokens not meant for this client.
         public var skipClientIDCheck: Bool
-        /// UNSAFE: accepts expired tokens and tokens issued in the future (`verify --no-time-check`).
+        /// UNSAFE: accepts expired tokens, tokens not valid yet and tokens issued in the future
+        /// (`verify --no-time-check`).
         public var skipExpiryCheck: Bool
+        /// The claims the token must carry: an ID token's, or only those checked.
+        public var kind: TokenKind
 
-        /// Safe defaults: every check on, 60 s leeway.
+        /// Safe defaults: every check on, 60 s leeway, an ID token.
         public init(issuer: String, clientID: String, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
                     leeway: Double = 60, maxAge: Double? = nil, substituteEntraTenantID: Bool = false,
-                    skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false) {
+                    skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false,
+                    kind: TokenKind = .idToken) {
             self.issuer = issuer
             self.clientID = clientID
             self.allowedAlgorithms = allowedAlgorithms
@@ -40,6 +58,7 @@ public struct IDTokenVerifier: Sendable {
             self.skipIssuerCheck = skipIssuerCheck
             self.skipClientIDCheck = skipClientIDCheck
             self.skipExpiryCheck = skipExpiryCheck
+            self.kind = kind
         }
     }
 
@@ -94,15 +113,16 @@ public struct IDTokenVerifier: Sendable {
         guard configuration.allowedAlgorithms.contains(alg) else { throw .verification(.jose(.algorithmNotAllowed(alg.rawValue))) }
         try checkClaims(claims, alg: alg, nonce: nonce, accessToken: accessToken)
         _ = try await keySet.verify(jws, allowed: configuration.allowedAlgorithms)
-        return VerifiedIDToken(compact: idToken, claims: claims, algorithm: alg)
+        return VerifiedIDToken(compact: idToken, header: jws.header, claims: claims, algorithm: alg)
     }
 
     /// The claim checks of §3.1.3.7 (steps 2–4, 9–11) and §3.2.2.9 (`at_hash`).
     func checkClaims(_ claims: JWTClaims, alg: JWSAlgorithm, nonce: String?, accessToken: String?) throws(LatchkeyError) {
         let c = configuration
-        guard let iss = claims.issuer else { throw .verification(.missingClaim("iss")) }
-        guard claims.subject != nil else { throw .verification(.missingClaim("sub")) }
-        if !c.skipIssuerCheck {
+        let idToken = c.kind == .idToken
+        if idToken || !c.skipIssuerCheck, claims.issuer == nil { throw .verification(.missingClaim("iss")) }
+        if idToken, claims.subject == nil { throw .verification(.missingClaim("sub")) }
+        if !c.skipIssuerCheck, let iss = claims.issuer {
             var expected = c.issuer
             if c.substituteEntraTenantID, EntraTenantTemplate.parts(expected) != nil, let tid = claims.json["tid"]?.stringValue {
                 expected = EntraTenantTemplate.substitute(expected, tenant: tid)
@@ -119,21 +139,11 @@ public struct IDTokenVerifier: Sendable {
                 throw .verification(.authorizedParty(expected: c.clientID, got: nil))
             }
         }
-        guard let exp = claims.expiresAt else { throw .verification(.missingClaim("exp")) }
-        guard let iat = claims.issuedAt else { throw .verification(.missingClaim("iat")) }
-        if !c.skipExpiryCheck {
-            let now = time.now().timeIntervalSince1970
-            let nowSeconds = Int64(now.rounded(.down))
-            guard Double(exp) + c.leeway > now else { throw .verification(.expired(exp: exp, now: nowSeconds)) }
-            guard Double(iat) - c.leeway <= now else { throw .verification(.issuedAt(iat: iat, now: nowSeconds)) }
-            // RFC 7519 §4.1.5: a JWT must not be accepted before its nbf (OIDC does not require the claim).
-            if let nbf = claims.notBefore, Double(nbf) - c.leeway > now {
-                throw .verification(.notYetValid(nbf: nbf, now: nowSeconds))
-            }
-            if let maxAge = c.maxAge, now - Double(iat) > maxAge + c.leeway {
-                throw .verification(.issuedAt(iat: iat, now: nowSeconds))
-            }
+        if idToken {
+            guard claims.expiresAt != nil else { throw .verification(.missingClaim("exp")) }
+            guard claims.issuedAt != nil else { throw .verification(.missingClaim("iat")) }
         }
+        if !c.skipExpiryCheck { try checkTimes(claims) }
         if let nonce {
             guard let got = claims.nonce, ConstantTime.equals(Array(got.utf8), Array(nonce.utf8)) else {
                 throw .verification(.nonceMismatch)
@@ -144,6 +154,38 @@ public struct IDTokenVerifier: Sendable {
                 throw .verification(.accessTokenHashMismatch)
             }
         }
+    }
+
+    /// The time rules, one leeway L for all (RFC 7519 §4.1.4–4.1.6, OIDC Core §3.1.3.7 steps 9–10):
+    /// accepted only while now < exp + L ("MUST NOT be accepted on or after" exp), from nbf − L on
+    /// ("MUST NOT be accepted before" nbf), and only when iat ≤ now + L. Each NumericDate is judged
+    /// with its fraction (RFC 7519 §2) against the unrounded clock, so nothing is rounded in the
+    /// token's favour; the errors report whole seconds.
+    func checkTimes(_ claims: JWTClaims) throws(LatchkeyError) {
+        let c = configuration
+        let now = time.now().timeIntervalSince1970
+        let nowSeconds = Int64(now.rounded(.down))
+        guard let exp = claims.expiresAt else { throw .verification(.missingClaim("exp")) }
+        guard now < Self.numericDate(claims, "exp", exp) + c.leeway else { throw .verification(.expired(exp: exp, now: nowSeconds)) }
+        if let iat = claims.issuedAt {
+            let issuedAt = Self.numericDate(claims, "iat", iat)
+            guard issuedAt <= now + c.leeway else { throw .verification(.issuedAt(iat: iat, now: nowSeconds)) }
+            if let maxAge = c.maxAge, now - issuedAt > maxAge + c.leeway {
+                throw .verification(.issuedAt(iat: iat, now: nowSeconds))
+            }
+        } else if c.maxAge != nil {
+            throw .verification(.missingClaim("iat"))
+        }
+        // RFC 7519 §4.1.5: a JWT must not be accepted before its nbf (OIDC does not require the claim).
+        if let nbf = claims.notBefore, now < Self.numericDate(claims, "nbf", nbf) - c.leeway {
+            throw .verification(.notYetValid(nbf: nbf, now: nowSeconds))
+        }
+    }
+
+    /// The claim `name` as the exact number the token carries; `JWTClaims` keeps whole seconds
+    /// (`whole`), and has already refused anything that is not a NumericDate.
+    private static func numericDate(_ claims: JWTClaims, _ name: String, _ whole: Int64) -> Double {
+        claims.json[name]?.doubleValue ?? Double(whole)
     }
 
     /// OIDC Core §12.2: an ID token from a refresh must keep the original's `iss`, `sub`, `aud` and
@@ -188,6 +230,8 @@ public struct IDTokenVerifier: Sendable {
 public struct VerifiedIDToken: Sendable {
     /// The compact token as received.
     public let compact: String
+    /// Its protected header.
+    public let header: JOSEHeader
     /// Its claims.
     public let claims: JWTClaims
     /// The algorithm it was signed with.

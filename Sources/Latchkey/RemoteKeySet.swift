@@ -25,7 +25,7 @@ public actor RemoteKeySet: KeySet {
     private var cached: JWKSet?
     private var expiresAt = Timestamp.distantPast
     private var lastRefetch: Timestamp?
-    private var inflight: Task<(JWKSet, Double), any Error>?
+    private let fetches = SingleFlight<JWKSet>()
     /// How many times the JWKS was fetched (observability and tests).
     public private(set) var fetchCount = 0
 
@@ -61,50 +61,42 @@ public actor RemoteKeySet: KeySet {
         return try await fetch()
     }
 
-    /// Fetches now; concurrent callers share one request.
+    /// Fetches now; concurrent callers share one request (`SingleFlight`). A cancelled caller stops
+    /// waiting, and the fetch is cancelled when no caller is left waiting for it.
     func fetch() async throws(LatchkeyError) -> JWKSet {
-        if let inflight {
-            do { return try await inflight.value.0 } catch { throw Self.mapped(error) }
-        }
-        let exchange = self.exchange
-        let url = self.url
-        let time = self.time
-        let task = Task<(JWKSet, Double), any Error> {
-            // A JWKS GET is idempotent: ride out a dropped connection or a 5xx with two quick retries,
-            // since failing here would throw away tokens the user just approved.
-            var attempt = 0
-            var response: HTTPResponse
-            while true {
-                attempt += 1
-                do {
-                    response = try await exchange.getJSON(url, maxRedirects: 3)
-                    if response.status < 500 || attempt >= Self.fetchAttempts { break }
-                } catch let error as LatchkeyError {
-                    guard attempt < Self.fetchAttempts, case .network(let e) = error, DeviceAuthorizationFlow.isRetryable(e) else { throw error }
-                }
-                try await time.sleep(seconds: Double(attempt))
-            }
-            guard response.status == 200 else {
-                throw LatchkeyError.protocolViolation("JWKS \(url.absoluteString) answered HTTP \(response.status)")
-            }
-            let set: JWKSet
-            do { set = try JWKSet(data: response.body) } catch {
-                throw LatchkeyError.protocolViolation("JWKS \(url.absoluteString) is invalid: \(error)")
-            }
-            return (set, Self.cacheAge(response.header("Cache-Control")))
-        }
-        inflight = task
-        defer { inflight = nil }
-        let now = time.now()
+        do { return try await fetches.run { try await self.download() } } catch { throw Self.mapped(error) }
+    }
+
+    /// The shared work of `fetch`: one GET (with retries), and the cache updated with what arrived,
+    /// whichever caller is still waiting.
+    private func download() async throws(LatchkeyError) -> JWKSet {
         fetchCount += 1
-        do {
-            let (set, age) = try await task.value
-            cached = set
-            expiresAt = now.addingTimeInterval(age)
-            return set
-        } catch {
-            throw Self.mapped(error)
+        let startedAt = time.now()
+        // A JWKS GET is idempotent: ride out a dropped connection or a 5xx with two quick retries,
+        // since failing here would throw away tokens the user just approved.
+        var attempt = 0
+        var response: HTTPResponse
+        while true {
+            attempt += 1
+            do {
+                response = try await exchange.getJSON(url, maxRedirects: 3)
+                if response.status < 500 || attempt >= Self.fetchAttempts { break }
+            } catch {
+                guard attempt < Self.fetchAttempts, case .network(let e) = error, DeviceAuthorizationFlow.isRetryable(e) else { throw error }
+            }
+            // The only error a sleep throws is its cancellation.
+            do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
         }
+        guard response.status == 200 else {
+            throw .protocolViolation("JWKS \(url.absoluteString) answered HTTP \(response.status)")
+        }
+        let set: JWKSet
+        do { set = try JWKSet(data: response.body) } catch {
+            throw .protocolViolation("JWKS \(url.absoluteString) is invalid: \(error)")
+        }
+        cached = set
+        expiresAt = startedAt.addingTimeInterval(Self.cacheAge(response.header("Cache-Control")))
+        return set
     }
 
     /// The cache lifetime a `Cache-Control` header asks for, within bounds.

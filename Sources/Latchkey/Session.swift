@@ -20,7 +20,7 @@ public actor Session: TokenSource {
     let nonces = ServerNonces()
     let injectedKeySet: (any KeySet)?
     private var keySets: [String: RemoteKeySet] = [:]
-    private var inflight: Task<Token, any Error>?
+    private let refreshes = SingleFlight<Token>()
     private var skew: Double?
 
     /// Makes a session for the profile `store` holds.
@@ -91,21 +91,21 @@ public actor Session: TokenSource {
     /// The stored session, or nil when not signed in.
     public func storedSession() throws(LatchkeyError) -> StoredSession? { try loadSession() }
 
+    /// Callers that arrive while a refresh runs share it (`SingleFlight`). A cancelled caller stops
+    /// waiting at once while others still wait; the refresh itself, and its HTTP request, is
+    /// cancelled only when no caller is left, and that last caller returns once the refresh has
+    /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(minTTL: Double, force: Bool) async throws(LatchkeyError) -> Token {
-        if let inflight {
-            do { return try await inflight.value } catch { throw Self.mapped(error) }
-        }
         let pipeline: ProviderPipeline
         do { pipeline = try self.pipeline() } catch { throw Self.mapped(error) }
         let refresher = Refresher(configuration: configuration, store: store, pipeline: pipeline, time: time,
                                   keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
                                   skewObserver: { [self] skew in await self.record(skew: skew) })
-        let task = Task<Token, any Error> {
-            try await refresher.refreshUnderLock(minTTL: minTTL, force: force)
+        do {
+            return try await refreshes.run { try await refresher.refreshUnderLock(minTTL: minTTL, force: force) }
+        } catch {
+            throw Self.mapped(error)
         }
-        inflight = task
-        defer { inflight = nil }
-        do { return try await task.value } catch { throw Self.mapped(error) }
     }
 
     // MARK: Sign-in

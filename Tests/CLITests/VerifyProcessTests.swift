@@ -79,6 +79,21 @@ struct VerifyProcessTests {
         }
     }
 
+    /// The shared boundary table (Tests/Support/TimeClaimBoundaries.swift), which the library's
+    /// IDTokenVerifier runs too (IDTokenVerifierTests): the same verdict at every boundary.
+    @Test(arguments: TimeClaimBoundaries.cases)
+    func timeClaimBoundaries(_ boundary: TimeClaimBoundaries.Case) throws {
+        try setUp { cli, jwks, minter in
+            let now: Int64 = 1_767_268_800
+            var claims = TokenMinter.claims(now: now)
+            for (name, number) in boundary.claims(now: now) { claims[name] = .number(number) }
+            let token = try minter.mint(claims)
+            let result = try cli.run(["verify", "--jwks", jwks, "--audience", "cli", "--issuer", "https://idp.example",
+                                      "--leeway", String(boundary.leeway), "--at", String(now), "-"], stdin: Array(token.utf8))
+            #expect(result.exitCode == (boundary.valid ? 0 : 8), "\(boundary): \(result)")
+        }
+    }
+
     @Test func jwksProblems() throws {
         try setUp { cli, jwks, minter in
             let token = try minter.mint(TokenMinter.claims(now: TokenMinter.now))

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
+import LatchkeyTestSupport
 @testable import Latchkey
 
 @Suite struct IDTokenVerifierTests {
@@ -64,6 +65,58 @@ import LatchkeyJOSE
         let expired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 61)), ("iat", .integer(t - 600))]))
         await expectVerification(expired, try verifier(idp)) { if case .expired = $0 { return true }; return false }
         _ = try await verifier(idp) { $0.skipExpiryCheck = true }.verify(expired)
+    }
+
+    /// The shared boundary table (Tests/Support/TimeClaimBoundaries.swift), which `latchkey verify`
+    /// runs too (VerifyProcessTests): one set of time rules for every entry point.
+    @Test(arguments: TimeClaimBoundaries.cases, [IDTokenVerifier.TokenKind.idToken, .jwt])
+    func timeClaimBoundaries(_ boundary: TimeClaimBoundaries.Case, kind: IDTokenVerifier.TokenKind) async throws {
+        let idp = try TestIssuer()
+        let now = Int64(clock.now().timeIntervalSince1970)
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: boundary.claims(now: now).map { ($0.name, .number($0.number)) }))
+        let v = try verifier(idp) { $0.leeway = Double(boundary.leeway); $0.kind = kind }
+        do {
+            _ = try await v.verify(token)
+            #expect(boundary.valid, "\(boundary): accepted")
+        } catch {
+            #expect(!boundary.valid, "\(boundary): \(error)")
+            // Refused for its time claims, not for anything else.
+            guard case .verification(let e) = error else { Issue.record("\(error)"); return }
+            switch e {
+            case .expired, .notYetValid, .issuedAt: break
+            default: Issue.record("\(boundary): refused for \(e)")
+            }
+        }
+    }
+
+    /// A generic JWT (`latchkey verify`) must carry only what is checked; an ID token all of OIDC's.
+    @Test func requiredClaimsByKind() async throws {
+        let idp = try TestIssuer()
+        let t = Int64(clock.now().timeIntervalSince1970)
+        let bare = try idp.sign(JSONObject([("exp", .integer(t + 600))]))
+        func outcome(_ token: String, _ configure: (inout IDTokenVerifier.Configuration) -> Void) async throws -> IDTokenError? {
+            let v = try verifier(idp, configure)
+            do { _ = try await v.verify(token); return nil } catch {
+                guard case .verification(let e) = error else { Issue.record("\(error)"); return nil }
+                return e
+            }
+        }
+        let unchecked: (inout IDTokenVerifier.Configuration) -> Void = { $0.kind = .jwt; $0.skipIssuerCheck = true; $0.skipClientIDCheck = true }
+        #expect(try await outcome(bare, unchecked) == nil)
+        #expect(try await outcome(bare, { $0.skipIssuerCheck = true; $0.skipClientIDCheck = true }) == .missingClaim("iss"))
+        #expect(try await outcome(bare, { $0.kind = .jwt; $0.skipClientIDCheck = true }) == .missingClaim("iss"))
+        #expect(try await outcome(bare, { $0.kind = .jwt; $0.skipIssuerCheck = true }) == .audience(expected: TestIssuer.clientID, got: []))
+        let noSub = try idp.sign(JSONObject([("iss", .string(TestIssuer.issuer)), ("aud", .string(TestIssuer.clientID)), ("exp", .integer(t + 600))]))
+        #expect(try await outcome(noSub, { $0.kind = .jwt }) == nil)
+        #expect(try await outcome(noSub, { _ in }) == .missingClaim("sub"))
+        // exp: required by the time checks for both kinds; with them skipped, only an ID token needs it.
+        let noExp = try idp.sign(JSONObject([("iss", .string(TestIssuer.issuer)), ("sub", "u"), ("aud", .string(TestIssuer.clientID)), ("iat", .integer(t))]))
+        #expect(try await outcome(noExp, { $0.kind = .jwt }) == .missingClaim("exp"))
+        #expect(try await outcome(noExp, { $0.kind = .jwt; $0.skipExpiryCheck = true }) == nil)
+        #expect(try await outcome(noExp, { $0.skipExpiryCheck = true }) == .missingClaim("exp"))
+        #expect(try await outcome(noSub, { $0.skipExpiryCheck = true }) == .missingClaim("sub"))
+        // No iat: fine for a JWT unless a maximum age asks how old it is.
+        #expect(try await outcome(noSub, { $0.kind = .jwt; $0.maxAge = 300 }) == .missingClaim("iat"))
     }
 
     @Test func issuedInTheFuture() async throws {

@@ -22,30 +22,48 @@ enum VerifyCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let request = try parse(context)
         for warning in warnings(context.arguments) { context.console.warn(warning) }
-        // A JWKS file is read first: an unreadable file is a usage error (exit 2), whatever the token.
-        let fileKeys = try request.jwks.flatMap { isURL($0) ? nil : try loadKeyFile($0) }
-        let jws: JWS
-        let claims: JWTClaims
+        // Where the keys come from is settled first: an unreadable JWKS file or an unusable JWKS
+        // URL is a usage error (exit 2), whatever the token.
+        let keys = try keySet(for: request, context: context)
+        // The library's one verifier, for any JWT. It checks the claims before it asks for keys, so
+        // a token with wrong claims never causes a discovery or a JWKS fetch.
+        let verifier = IDTokenVerifier(configuration: configuration(for: request), keySet: keys.set,
+                                       time: request.at.map(FixedInstant.init) ?? SystemTimeSource())
+        let token = request.token
+        let verified: VerifiedIDToken
         do {
-            jws = try JWS(compact: request.token)
-            claims = try JWTClaims(payload: jws.payload)
-            // Cheap checks first: a token with wrong claims never causes a JWKS fetch.
-            try ClaimsValidator(issuer: request.issuer, audience: request.audience, leeway: request.leeway,
-                                skipTimeChecks: !request.timeCheck)
-                .validate(claims, header: jws.header, now: (request.at ?? Timestamp.now()).epochSeconds)
-        } catch {
-            throw CommandFailure.verification(error.description)
-        }
-        if let fileKeys {
-            do { _ = try JWSVerifier.verify(jws, keys: fileKeys, allowedAlgorithms: request.algorithms) } catch {
-                throw CommandFailure.verification(error.description)
+            if keys.remote {
+                verified = try await TerminationSignals.startWatching().run { try await verifier.verify(token) }
+            } else {
+                verified = try await verifier.verify(token)
             }
-        } else {
-            try await checkRemoteSignature(jws, request: request, context: context)
+        } catch let error as LatchkeyError {
+            if case .verification(let reason) = error { throw CommandFailure.verification(reason.description) }
+            throw error
         }
-        let output = JSONValue.object(JSONObject([("header", .object(jws.header.json)), ("claims", .object(claims.json))]))
+        let output = JSONValue.object(JSONObject([("header", .object(verified.header.json)), ("claims", .object(verified.claims.json))]))
         context.console.outLine(JSONOutput.text(output, console: context.console))
         return 0
+    }
+
+    /// What the options ask the verifier to check: a generic JWT, `iss` only with `--issuer`, `aud`
+    /// (and `azp`) only with `--audience`, the time claims unless `--no-time-check`.
+    static func configuration(for request: Request) -> IDTokenVerifier.Configuration {
+        IDTokenVerifier.Configuration(issuer: request.issuer ?? "", clientID: request.audience ?? "",
+                                      allowedAlgorithms: request.algorithms, leeway: Double(request.leeway),
+                                      skipIssuerCheck: request.issuer == nil, skipClientIDCheck: request.audience == nil,
+                                      skipExpiryCheck: !request.timeCheck, kind: .jwt)
+    }
+
+    /// The keys: a JWKS file read now, a JWKS URL, or the issuer's discovered `jwks_uri`; `remote`
+    /// when checking the signature needs the network (and so a SIGINT watcher).
+    static func keySet(for request: Request, context: CommandContext) throws -> (set: any KeySet, remote: Bool) {
+        if let jwks = request.jwks {
+            guard isURL(jwks) else { return (StaticKeySet(try loadKeyFile(jwks)), false) }
+            guard let url = HTTPURL(string: jwks) else { throw UsageError("invalid JWKS URL '\(jwks)'", command: "verify") }
+            return (RemoteKeySet(url: url, transport: ProfileAccess(context).transport(), time: SystemTimeSource()), true)
+        }
+        return (DiscoveredKeySet(issuer: request.issuer!, transport: ProfileAccess(context).transport()), true)
     }
 
     /// Validates the options and reads the token (argument, or stdin for `-` or none).
@@ -139,34 +157,29 @@ enum VerifyCommand {
             throw CommandFailure.verification("the key set \(path) is invalid: \(error.description)")
         }
     }
+}
 
-    /// Verifies the signature with the keys at the `--jwks` URL or the issuer's `jwks_uri`.
-    static func checkRemoteSignature(_ jws: JWS, request: Request, context: CommandContext) async throws {
-        let transport = ProfileAccess(context).transport()
-        let algorithms = request.algorithms
-        let jwks = request.jwks
-        let issuer = request.issuer
-        try await TerminationSignals.startWatching().run {
-            let url: String
-            if let jwks {
-                url = jwks
-            } else {
-                let metadata = try await ProviderDiscovery.discover(issuer: issuer!, transport: transport)
-                guard let uri = metadata.jwksURI else {
-                    throw LatchkeyError.protocolViolation("the metadata of \(issuer!) has no jwks_uri")
-                }
-                url = uri
-            }
-            guard let parsed = HTTPURL(string: url) else { throw UsageError("invalid JWKS URL '\(url)'", command: "verify") }
-            let keySet = RemoteKeySet(url: parsed, transport: transport, time: SystemTimeSource())
-            do {
-                _ = try await keySet.verify(jws, allowed: algorithms)
-            } catch let error as LatchkeyError {
-                if case .verification(let reason) = error { throw CommandFailure.verification(reason.description) }
-                throw error
-            }
+/// The keys behind an issuer's discovered `jwks_uri`, discovered only when a signature is to be
+/// checked (after the claims passed).
+private struct DiscoveredKeySet: KeySet {
+    let issuer: String
+    let transport: any HTTPTransport
+
+    func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
+        let metadata = try await ProviderDiscovery.discover(issuer: issuer, transport: transport)
+        // Discovery refuses a jwks_uri that is not an https URL (http only for loopback).
+        guard let uri = metadata.jwksURI, let url = HTTPURL(string: uri) else {
+            throw .protocolViolation("the metadata of \(issuer) has no jwks_uri")
         }
+        return try await RemoteKeySet(url: url, transport: transport, time: SystemTimeSource()).verify(jws, allowed: allowed)
     }
+}
+
+/// `--at`: the claims are judged as of one fixed instant.
+private struct FixedInstant: TimeSource {
+    let instant: Timestamp
+    func now() -> Timestamp { instant }
+    func sleep(seconds: Double) async throws { try await SystemTimeSource().sleep(seconds: seconds) }
 }
 
 extension String {
