@@ -59,7 +59,7 @@ let package = Package(
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
         .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),
 
-        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTesting"], swiftSettings: strict),

@@ -43,13 +43,13 @@ struct QRBuildingBlockTests {
 
     @Test func byteCapacitiesMatchTheStandardTable() {
         // ISO/IEC 18004 Table 7, byte mode.
-        let medium = [1: 14, 2: 26, 5: 84, 9: 180, 10: 213, 13: 331, 15: 412, 20: 666, 40: 2331]
+        let medium = [1: 14, 2: 26, 5: 84, 7: 122, 9: 180, 10: 213, 13: 331, 15: 412, 20: 666, 40: 2331]
         for (v, capacity) in medium { #expect(QRVersion(v).byteCapacity(.medium) == capacity, "v\(v)-M") }
-        let low = [1: 17, 6: 134, 10: 271, 11: 321, 40: 2953]
+        let low = [1: 17, 6: 134, 7: 154, 10: 271, 11: 321, 40: 2953]
         for (v, capacity) in low { #expect(QRVersion(v).byteCapacity(.low) == capacity, "v\(v)-L") }
-        let quartile = [1: 11, 2: 20, 5: 60, 7: 88, 10: 151, 40: 1663]
+        let quartile = [1: 11, 2: 20, 5: 60, 7: 86, 10: 151, 40: 1663]
         for (v, capacity) in quartile { #expect(QRVersion(v).byteCapacity(.quartile) == capacity, "v\(v)-Q") }
-        let high = [1: 7, 2: 14, 5: 44, 7: 66, 10: 119, 40: 1273]
+        let high = [1: 7, 2: 14, 5: 44, 7: 64, 10: 119, 40: 1273]
         for (v, capacity) in high { #expect(QRVersion(v).byteCapacity(.high) == capacity, "v\(v)-H") }
     }
 

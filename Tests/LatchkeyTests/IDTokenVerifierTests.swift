@@ -3,6 +3,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct IDTokenVerifierTests {
     let clock = VirtualClock()
@@ -139,8 +140,8 @@ import LatchkeyJOSE
 
     // MARK: RemoteKeySet
 
-    func jwksServer(_ keys: @escaping @Sendable () -> [TestIssuer], cacheControl: String? = nil) -> FakeTransport {
-        FakeTransport(clock: clock) { r, _ in
+    func jwksServer(_ keys: @escaping @Sendable () -> [TestIssuer], cacheControl: String? = nil) -> ScriptedTransport {
+        ScriptedTransport(clock: clock) { r, _ in
             guard r.url.path == "/jwks" else { return Reply.empty(404) }
             return Reply.json(200, TestIssuer.jwks(keys()), headers: cacheControl.map { [("Cache-Control", $0)] } ?? [])
         }
@@ -177,7 +178,7 @@ import LatchkeyJOSE
         // The scripted IdP's jwks-rotating-keys: the first JWKS lacks the key the token uses.
         let k1 = try TestIssuer(kid: "key-1")
         let k2 = try TestIssuer(kid: "key-2")
-        let t = FakeTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
+        let t = ScriptedTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
         let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         _ = try await v.verify(try k2.sign(TestIssuer.claims(now: clock.now())))
