@@ -2,8 +2,8 @@ import LatchkeyTestSupport
 import Testing
 @testable import LatchkeyQR
 
-/// PNG and SVG output read back by an outside decoder (zbarimg; SVG rasterised by rsvg-convert
-/// first), which must give back exactly the text that was encoded.
+/// PNG and SVG output read back by an outside decoder (zbarimg; SVG both directly and after
+/// rsvg-convert rasterised it), which must give back exactly the text that was encoded.
 @Suite("QR PNG and SVG read back by zbarimg")
 struct ImageDecodeTests {
     static let payloads: [(text: String, level: QRErrorCorrectionLevel)] = [
@@ -21,6 +21,14 @@ struct ImageDecodeTests {
         return text
     }
 
+    /// Checks that zbarimg reads exactly `text` from `file`, the image of `code`.
+    static func expectDecodes(_ file: String, as text: String, _ code: QRCode, _ how: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try QRImageDecoder.zbarimg(file: file)
+        #expect(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
+        #expect(decoded(result) == text, "\(how), version \(code.version.number)-\(code.level)", sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: payloads.indices)
     func pngDecodes(index: Int) throws {
         let (text, level) = Self.payloads[index]
@@ -29,13 +37,11 @@ struct ImageDecodeTests {
         let code = try QRCode(text: text, level: level)
         let file = dir.path + "/code.png"
         #expect(QRImageDecoder.write(PNGWriter.png(code, scale: 3), to: file))
-        let result = try QRImageDecoder.zbarimg(file: file)
-        #expect(result.exitCode == 0, "\(result)")
-        #expect(Self.decoded(result) == text, "version \(code.version.number)-\(level)")
+        try Self.expectDecodes(file, as: text, code, "PNG")
     }
 
     @Test(arguments: payloads.indices)
-    func svgDecodesAfterRasterising(index: Int) throws {
+    func svgDecodesDirectlyAndAfterRasterising(index: Int) throws {
         let (text, level) = Self.payloads[index]
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -44,9 +50,9 @@ struct ImageDecodeTests {
         #expect(QRImageDecoder.write(SVGWriter.svg(code, scale: 3), to: svg))
         let converted = try ProcessRunner.run(try QRImageDecoder.rsvgConvert(), ["-o", png, svg], timeout: .seconds(30))
         #expect(converted.exitCode == 0, "\(converted)")
-        let result = try QRImageDecoder.zbarimg(file: png)
-        #expect(result.exitCode == 0, "\(result)")
-        #expect(Self.decoded(result) == text, "version \(code.version.number)-\(level)")
+        try Self.expectDecodes(png, as: text, code, "SVG through rsvg-convert")
+        // zbarimg also reads SVG itself (ImageMagick's own renderer): a second, independent reader.
+        try Self.expectDecodes(svg, as: text, code, "SVG read directly")
     }
 
     /// Every version at every level, at full capacity: each entry of the block tables is used once.

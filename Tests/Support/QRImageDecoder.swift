@@ -1,8 +1,8 @@
 import Glibc
 import Testing
 
-/// Reads QR images back with external tools, as a phone would: zbarimg for bitmaps and
-/// rsvg-convert to rasterise SVG first (zbarimg's ImageMagick has no reliable SVG reader).
+/// Reads QR images back with external tools, as a phone would: zbarimg (through ImageMagick it
+/// reads PGM, PNG and SVG), and rsvg-convert to rasterise SVG with a second, independent renderer.
 /// A missing tool fails under CI=true and skips locally (``Requirement``).
 public enum QRImageDecoder {
     /// The zbarimg executable (Debian zbar-tools).
