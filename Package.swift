@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "LatchkeyJOSE", targets: ["LatchkeyJOSE"]),
         // Foundation conveniences (URL, Date, Data) for library users; never linked into the CLI.
         .library(name: "LatchkeyFoundationCompat", targets: ["LatchkeyFoundationCompat"]),
+        .library(name: "LatchkeyQR", targets: ["LatchkeyQR"]),
+        .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .executable(name: "latchkey-bench", targets: ["LatchkeyBench"]),
     ],
@@ -32,9 +34,13 @@ let package = Package(
         .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: shipped),
+        // QR symbols and their writers (terminal, SVG, PNG, PGM); depends on nothing.
+        .target(name: "LatchkeyQR", swiftSettings: shipped),
+        // Test doubles for library users and Tests/: memory store, scripted transport, virtual clock.
+        .target(name: "LatchkeyTesting", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
         // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
         .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "CLatchkeyExecutor"], swiftSettings: shipped),
+        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
@@ -61,11 +67,13 @@ let package = Package(
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
         .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),
 
-        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyQRTests", dependencies: ["LatchkeyQR", "LatchkeyTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyTestingTests", dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
                     swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.

@@ -33,7 +33,7 @@ trap 'exit 143' TERM
 
 # --- 1. dependencies -------------------------------------------------------------------------
 log "dependencies"
-APT_PACKAGES=(libmbedtls-dev glewlwyd sqlite3 stunnel4 tinyproxy zbar-tools openssl curl python3 python3-venv
+APT_PACKAGES=(libmbedtls-dev glewlwyd sqlite3 stunnel4 tinyproxy zbar-tools librsvg2-bin openssl curl python3 python3-venv
               python3-pip hyperfine tmux systemd util-linux binutils ca-certificates bc)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -102,7 +102,7 @@ else
   # One test process per suite target: in a shared process, suites that wait on child processes
   # occupy the 2-thread cooperative pool and the timing assertions of the HTTP suites starve.
   : > "$WORK/swift-test.log"
-  for target in LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyFoundationCompatTests CLITests; do
+  for target in LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyQRTests LatchkeyTestingTests LatchkeyFoundationCompatTests CLITests; do
     log "swift test --filter ^$target."
     swift test --skip-build --scratch-path "$SCRATCH" --filter "^$target\\." 2>&1 | tee -a "$WORK/swift-test.log"
     test_status=${PIPESTATUS[0]}

@@ -9,7 +9,7 @@ struct TerminalLoginTests {
     @Test func qrCodeOnTheTerminalDecodesToTheVerificationURL() throws {
         let script = "/usr/bin/script"
         _ = try Requirement.requireOrSkip(access(script, X_OK) == 0 ? script : nil, "script(1) is not installed (bsdutils)")
-        let zbarimg = try QRDecodeTests.zbarimg()
+        let zbarimg = try QRImageDecoder.zbarimg()
         let idp = try ScriptedIdP(scenario: "ok", arguments: ["--interval", "1", "--approve-after", "3"])
         defer { idp.stop() }
         try withCLI { cli, dir in
@@ -28,7 +28,7 @@ struct TerminalLoginTests {
             }
             #expect(qrLines.count >= 12, "\(screen)")
             let file = dir.path + "/screen.pgm"
-            let pgm = QRDecodeTests.pgm(fromTerminalText: qrLines.joined(separator: "\n"))
+            let pgm = QRImageDecoder.pgm(fromTerminalText: qrLines.joined(separator: "\n"))
             let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             _ = pgm.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             close(fd)

@@ -1,12 +1,6 @@
 import Testing
 @testable import LatchkeyCrypto
-
-/// A RandomSource that replays a fixed byte pattern: lets tests show that signatures don't
-/// depend on the random source (RFC 6979) while keys do.
-struct CountingRandom: RandomSource {
-    let seed: UInt8
-    func bytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ Int(seed)) } }
-}
+import LatchkeyTesting
 
 /// P-256 signing, ECDSA verification and public-key validation.
 @Suite struct ECDSATests {

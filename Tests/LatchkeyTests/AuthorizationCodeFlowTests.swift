@@ -2,11 +2,12 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct AuthorizationCodeFlowTests {
     func flow(_ metadata: ProviderMetadata = testMetadata()) -> AuthorizationCodeFlow {
         let client = try! TokenClient(configuration: testConfiguration(), metadata: metadata,
-                                      transport: FakeTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
+                                      transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
         return AuthorizationCodeFlow(client: client, random: CountingRandom())
     }
 

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct AuthorizedTransportTests {
     static let api = HTTPURL(string: "https://api.example/v1/me")!
@@ -21,7 +22,7 @@ import LatchkeyHTTP
     }
 
     @Test func addsTheTokenAndSendsOnlyToAllowedOrigins() async throws {
-        let base = FakeTransport { r, _ in HTTPResponse(status: 200, url: r.url) }
+        let base = ScriptedTransport { r, _ in HTTPResponse(status: 200, url: r.url) }
         let source = Source()
         let transport = AuthorizedTransport(base: base, source: source, allowed: [Self.api])
         _ = try await transport.send(HTTPRequest(url: HTTPURL(string: "https://api.example/other?q=1")!))
@@ -38,7 +39,7 @@ import LatchkeyHTTP
     }
 
     @Test func invalidTokenRefreshesOnceAndRetries() async throws {
-        let base = FakeTransport { r, i in i == 0 ? Self.invalidToken() : HTTPResponse(status: 200, url: r.url) }
+        let base = ScriptedTransport { r, i in i == 0 ? Self.invalidToken() : HTTPResponse(status: 200, url: r.url) }
         let source = Source()
         let response = try await AuthorizedTransport(base: base, source: source, allowed: [Self.api]).send(HTTPRequest(url: Self.api))
         #expect(response.status == 200)
@@ -47,7 +48,7 @@ import LatchkeyHTTP
     }
 
     @Test func aSecondRefusalIsReturnedNotRetriedAgain() async throws {
-        let base = FakeTransport { _, _ in Self.invalidToken() }
+        let base = ScriptedTransport { _, _ in Self.invalidToken() }
         let response = try await AuthorizedTransport(base: base, source: Source(), allowed: [Self.api]).send(HTTPRequest(url: Self.api))
         #expect(response.status == 401)
         #expect(base.sent.count == 2)
@@ -55,7 +56,7 @@ import LatchkeyHTTP
 
     @Test func otherRefusalsAreNotRetried() async throws {
         for header in [#"Bearer error="insufficient_scope""#, #"Basic realm="x""#, ""] {
-            let base = FakeTransport { r, _ in HTTPResponse(status: 401, headers: header.isEmpty ? [] : [("WWW-Authenticate", header)], url: r.url) }
+            let base = ScriptedTransport { r, _ in HTTPResponse(status: 401, headers: header.isEmpty ? [] : [("WWW-Authenticate", header)], url: r.url) }
             let response = try await AuthorizedTransport(base: base, source: Source(), allowed: [Self.api]).send(HTTPRequest(url: Self.api))
             #expect(response.status == 401)
             #expect(base.sent.count == 1, "\(header)")
@@ -63,7 +64,7 @@ import LatchkeyHTTP
     }
 
     @Test func redirectsStayWithinTheOrigin() async throws {
-        let base = FakeTransport { r, _ in
+        let base = ScriptedTransport { r, _ in
             switch r.url.path {
             case "/v1/me": return HTTPResponse(status: 302, headers: [("Location", "/v2/me")], url: r.url)
             case "/v2/me": return HTTPResponse(status: 307, headers: [("Location", "https://cdn.example/blob")], url: r.url)
@@ -79,7 +80,7 @@ import LatchkeyHTTP
     }
 
     @Test func redirectsAreNotFollowedUnlessAllowed() async throws {
-        let base = FakeTransport { r, _ in HTTPResponse(status: 302, headers: [("Location", "/v2/me")], url: r.url) }
+        let base = ScriptedTransport { r, _ in HTTPResponse(status: 302, headers: [("Location", "/v2/me")], url: r.url) }
         let response = try await AuthorizedTransport(base: base, source: Source(), allowed: [Self.api]).send(HTTPRequest(url: Self.api))
         #expect(response.status == 302)
         #expect(base.sent.count == 1)

@@ -3,12 +3,13 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct ClockSkewAndQuirkTests {
     /// A provider whose token endpoint signs ID tokens with `claims(serverNow)` and sends `Timestamp: serverNow`.
     func provider(_ idp: TestIssuer, clock: VirtualClock, serverOffset: Double,
-                  claims: @escaping @Sendable (Timestamp) -> JSONObject = { TestIssuer.claims(now: $0) }) -> FakeTransport {
-        FakeTransport(clock: clock) { r, _ in
+                  claims: @escaping @Sendable (Timestamp) -> JSONObject = { TestIssuer.claims(now: $0) }) -> ScriptedTransport {
+        ScriptedTransport(clock: clock) { r, _ in
             let serverNow = clock.now().addingTimeInterval(serverOffset)
             switch r.url.path {
             case "/device": return DeviceFlowTests.standardDevice
@@ -21,7 +22,7 @@ import LatchkeyJOSE
         }
     }
 
-    func signIn(_ t: FakeTransport, _ idp: TestIssuer, clock: VirtualClock, store: MemoryTokenStore = MemoryTokenStore())
+    func signIn(_ t: ScriptedTransport, _ idp: TestIssuer, clock: VirtualClock, store: MemoryTokenStore = MemoryTokenStore())
         async throws -> (Session, StoredSession) {
         let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock,
                               random: CountingRandom(), keySet: try idp.keySet())

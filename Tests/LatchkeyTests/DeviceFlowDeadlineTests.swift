@@ -2,13 +2,14 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 /// A request in flight may not outlive the flow: each request's own deadline is cut to what is left
 /// of the device code's lifetime or the `--timeout` cap (found by the stall-forever fault).
 @Suite struct DeviceFlowDeadlineTests {
     let clock = VirtualClock()
 
-    func flow(_ transport: FakeTransport) -> DeviceAuthorizationFlow {
+    func flow(_ transport: ScriptedTransport) -> DeviceAuthorizationFlow {
         DeviceAuthorizationFlow(client: try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
                                                          random: CountingRandom()),
                                 time: clock, random: CountingRandom())
@@ -17,7 +18,7 @@ import LatchkeyHTTP
     @Test func pollRequestsCarryTheRemainingLifetimeAsTheirTimeout() async throws {
         let device = Reply.json(200, #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example/a","expires_in":12,"interval":5}"#)
         // A stalled server: the request takes as long as its timeout allows, then times out.
-        let t = FakeTransport(clock: clock) { [clock] request, _ in
+        let t = ScriptedTransport(clock: clock) { [clock] request, _ in
             if request.url.path == "/device" { return device }
             clock.advance(request.timeout)
             throw HTTPError.timedOut(after: request.timeout)
@@ -32,7 +33,7 @@ import LatchkeyHTTP
     }
 
     @Test func timeoutCapBoundsAStalledDeviceRequest() async throws {
-        let t = FakeTransport(clock: clock) { [clock] request, _ in
+        let t = ScriptedTransport(clock: clock) { [clock] request, _ in
             clock.advance(request.timeout)
             throw HTTPError.timedOut(after: request.timeout)
         }

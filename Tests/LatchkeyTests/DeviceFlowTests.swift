@@ -3,14 +3,15 @@ import Glibc
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 /// Scripts replies by the number of token requests seen so far.
 final class PollScript: @unchecked Sendable {
     let replies: [HTTPResponse?]
     init(_ replies: [HTTPResponse?]) { self.replies = replies }
-    func transport(clock: VirtualClock, deviceReply: HTTPResponse = DeviceFlowTests.standardDevice) -> FakeTransport {
+    func transport(clock: VirtualClock, deviceReply: HTTPResponse = DeviceFlowTests.standardDevice) -> ScriptedTransport {
         let replies = self.replies
-        return FakeTransport(clock: clock) { request, index in
+        return ScriptedTransport(clock: clock) { request, index in
             switch request.url.path {
             case "/device": return deviceReply
             case "/token":
@@ -32,7 +33,7 @@ final class PollScript: @unchecked Sendable {
 
     let clock = VirtualClock()
 
-    func flow(_ transport: FakeTransport, metadata: ProviderMetadata = testMetadata(),
+    func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
               configuration: ClientConfiguration = testConfiguration(), secret: String? = nil) -> DeviceAuthorizationFlow {
         let client = try! TokenClient(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
                                       random: CountingRandom())
@@ -40,7 +41,7 @@ final class PollScript: @unchecked Sendable {
     }
 
     /// Gaps between consecutive token requests, and the gap from the device response to the first poll.
-    func pollGaps(_ transport: FakeTransport) -> [Double] {
+    func pollGaps(_ transport: ScriptedTransport) -> [Double] {
         let times = transport.sent.map(\.at)
         return zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
     }
@@ -58,7 +59,7 @@ final class PollScript: @unchecked Sendable {
     @Test func intervalCountsFromWhenTheResponseArrived() async throws {
         // Each token response takes 3 s to arrive; the next poll must still wait a full interval after it.
         let replies = [Self.pending, Self.pending, Self.token]
-        let t = FakeTransport(clock: clock) { [clock] r, index in
+        let t = ScriptedTransport(clock: clock) { [clock] r, index in
             if r.url.path == "/device" { return Self.standardDevice }
             clock.advance(3)
             return replies[min(index - 1, replies.count - 1)]
@@ -258,7 +259,7 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func droppedResponseIsRetried() async throws {
-        let t = FakeTransport(clock: clock) { r, index in
+        let t = ScriptedTransport(clock: clock) { r, index in
             if r.url.path == "/device" { return Self.standardDevice }
             if index == 1 { throw HTTPError.protocolViolation(reason: "truncated response") }
             return Self.token
@@ -268,7 +269,7 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func deviceRequestRetriedAfterDropOr5xx() async throws {
-        let t = FakeTransport(clock: clock) { r, index in
+        let t = ScriptedTransport(clock: clock) { r, index in
             switch index {
             case 0: throw HTTPError.ioFailure(reason: "connection reset")
             case 1: return Reply.empty(503)
@@ -278,7 +279,7 @@ final class PollScript: @unchecked Sendable {
         _ = try await flow(t).run()
         #expect(t.sent(to: "/device").count == 3)
         #expect(clock.sleeps.prefix(2) == [1, 2])
-        let failing = FakeTransport(clock: clock) { _, _ in Reply.empty(503) }
+        let failing = ScriptedTransport(clock: clock) { _, _ in Reply.empty(503) }
         await expectError(category: .protocolViolation) { try await flow(failing).run() }
         #expect(failing.sent.count == DeviceAuthorizationFlow.startAttempts)
     }
@@ -292,7 +293,7 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func tlsFailureIsNotRetried() async {
-        let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.tlsFailure(reason: "certificate not trusted") }
+        let t = ScriptedTransport(clock: clock) { _, _ in throw HTTPError.tlsFailure(reason: "certificate not trusted") }
         await expectError(category: .network) { try await flow(t).run() }
         #expect(t.sent.count == 1)
     }

@@ -9,7 +9,7 @@ import LatchkeyHTTP
     }
 
     @Test func oidcDiscoveryReadsMetadata() async throws {
-        let t = FakeTransport { r, _ in
+        let t = ScriptedTransport { r, _ in
             r.url.absoluteString == "https://idp.example/realms/x/.well-known/openid-configuration"
                 ? Reply.json(200, Self.document(issuer: "https://idp.example/realms/x", extra: #","device_authorization_endpoint":"https://idp.example/realms/x/device","code_challenge_methods_supported":["S256"],"authorization_response_iss_parameter_supported":true"#), headers: [("Cache-Control", "no-store")])
                 : Reply.empty(404)
@@ -24,7 +24,7 @@ import LatchkeyHTTP
     }
 
     @Test func fallsBackToRFC8414WithPathInsertion() async throws {
-        let t = FakeTransport { r, _ in
+        let t = ScriptedTransport { r, _ in
             r.url.absoluteString == "https://idp.example/.well-known/oauth-authorization-server/tenant1"
                 ? Reply.json(200, Self.document(issuer: "https://idp.example/tenant1"))
                 : Reply.empty(404)
@@ -38,35 +38,35 @@ import LatchkeyHTTP
     }
 
     @Test func issuerMismatchIsRefused() async {
-        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://evil.example")) }
+        let t = ScriptedTransport { _, _ in Reply.json(200, Self.document(issuer: "https://evil.example")) }
         await expectError(category: .protocolViolation, code: "issuer_mismatch") {
             try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t)
         }
     }
 
     @Test func trailingSlashIssuerMustMatchExactly() async {
-        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example")) }
+        let t = ScriptedTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example")) }
         await expectError(category: .protocolViolation, code: "issuer_mismatch") {
             try await ProviderDiscovery.discover(issuer: "https://idp.example/", transport: t)
         }
     }
 
     @Test func plainHTTPOnlyForLoopback() async throws {
-        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "http://127.0.0.1:8080/api/oidc")) }
+        let t = ScriptedTransport { _, _ in Reply.json(200, Self.document(issuer: "http://127.0.0.1:8080/api/oidc")) }
         let m = try await ProviderDiscovery.discover(issuer: "http://127.0.0.1:8080/api/oidc", transport: t)
         #expect(m.tokenEndpoint == "http://127.0.0.1:8080/api/oidc/token")
         await expectError(category: .configuration) { try await ProviderDiscovery.discover(issuer: "http://idp.example", transport: t) }
     }
 
     @Test func insecureEndpointInMetadataIsRefused() async {
-        let t = FakeTransport { _, _ in
+        let t = ScriptedTransport { _, _ in
             Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"http://idp.example/token"}"#)
         }
         await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 
     @Test func djangoMetadataLacksDeviceAndRevocationSoOverridesFillThem() async throws {
-        let t = FakeTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example/o")) }
+        let t = ScriptedTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example/o")) }
         let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device-authorization/",
                                           revocation: "https://idp.example/o/revoke_token/")
         let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/o", transport: t, overrides: overrides)
@@ -82,17 +82,18 @@ import LatchkeyHTTP
     }
 
     @Test func networkErrorIsExitSix() async {
-        let t = FakeTransport { _, _ in throw HTTPError.dnsFailure(host: "idp.example") }
+        let t = ScriptedTransport { _, _ in throw HTTPError.dnsFailure(host: "idp.example") }
         await expectError(category: .network) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 
     @Test func nothingFoundIsAProtocolError() async {
-        let t = FakeTransport { _, _ in Reply.empty(404) }
+        let t = ScriptedTransport { _, _ in Reply.empty(404) }
         await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
     }
 }
 
 import LatchkeyJOSE
+import LatchkeyTesting
 enum JSONParserShim {
     static func object(_ text: String) throws -> JSONObject { try JSONParser().parseObject(Array(text.utf8)) }
 }
@@ -110,7 +111,7 @@ enum JSONParserShim {
              "scopes_supported":["openid",5,"profile"],"userinfo_endpoint":7,
              "claims_supported":{"nested":[1,2,{"a":null}]},"request_parameter_supported":false}
             """#
-        let t = FakeTransport { r, _ in
+        let t = ScriptedTransport { r, _ in
             r.url.absoluteString.hasSuffix("/.well-known/openid-configuration") ? Reply.json(200, body) : Reply.empty(404)
         }
         let found = try await ProviderDiscovery.discoverDocument(issuer: Self.issuer, transport: t)
@@ -134,7 +135,7 @@ enum JSONParserShim {
     }
 
     @Test func overridesAppearAsValidatedMembers() async throws {
-        let t = FakeTransport { _, _ in Reply.json(200, DiscoveryTests.document(issuer: "https://idp.example/o", extra: #","end_session_endpoint":"https://idp.example/o/logout""#)) }
+        let t = ScriptedTransport { _, _ in Reply.json(200, DiscoveryTests.document(issuer: "https://idp.example/o", extra: #","end_session_endpoint":"https://idp.example/o/logout""#)) }
         let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device/")
         let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example/o", transport: t, overrides: overrides)
         #expect(found.validatedDocument["device_authorization_endpoint"] == "https://idp.example/o/device/")
@@ -143,7 +144,7 @@ enum JSONParserShim {
     }
 
     @Test func overridesAloneHaveAnEmptyDocument() async throws {
-        let t = FakeTransport { _, _ in Reply.empty(404) }
+        let t = ScriptedTransport { _, _ in Reply.empty(404) }
         let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example", transport: t,
                                                                  overrides: EndpointOverrides(token: "https://idp.example/token"))
         #expect(found.document.count == 0)

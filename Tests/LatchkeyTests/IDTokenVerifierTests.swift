@@ -4,6 +4,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct IDTokenVerifierTests {
     let clock = VirtualClock()
@@ -192,8 +193,8 @@ import LatchkeyTestSupport
 
     // MARK: RemoteKeySet
 
-    func jwksServer(_ keys: @escaping @Sendable () -> [TestIssuer], cacheControl: String? = nil) -> FakeTransport {
-        FakeTransport(clock: clock) { r, _ in
+    func jwksServer(_ keys: @escaping @Sendable () -> [TestIssuer], cacheControl: String? = nil) -> ScriptedTransport {
+        ScriptedTransport(clock: clock) { r, _ in
             guard r.url.path == "/jwks" else { return Reply.empty(404) }
             return Reply.json(200, TestIssuer.jwks(keys()), headers: cacheControl.map { [("Cache-Control", $0)] } ?? [])
         }
@@ -230,7 +231,7 @@ import LatchkeyTestSupport
         // The scripted IdP's jwks-rotating-keys: the first JWKS lacks the key the token uses.
         let k1 = try TestIssuer(kid: "key-1")
         let k2 = try TestIssuer(kid: "key-2")
-        let t = FakeTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
+        let t = ScriptedTransport(clock: clock) { _, index in Reply.json(200, TestIssuer.jwks(index == 0 ? [k1] : [k2])) }
         let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         _ = try await v.verify(try k2.sign(TestIssuer.claims(now: clock.now())))

@@ -3,6 +3,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 /// OIDC Core §12.2 (an ID token from a refresh against the one from the original sign-in) and the
 /// `nbf` check of the ID-token verifier.
@@ -161,7 +162,7 @@ import LatchkeyJOSE
                                    token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now, idToken: "id-old"),
                                    subject: "user-1", idTokenClaimsJSON: #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client","iat":1799990000}"#,
                                    metadata: testMetadata(), createdAt: now, updatedAt: now)
-        let t = FakeTransport(clock: clock) { _, _ in
+        let t = ScriptedTransport(clock: clock) { _, _ in
             Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2","id_token":"\#(newID)"}"#)
         }
         let session = Session(configuration: testConfiguration(), store: MemoryTokenStore(stored), transport: t, time: clock,

@@ -3,6 +3,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct RemoteKeySetTests {
     let clock = VirtualClock()
@@ -10,7 +11,7 @@ import LatchkeyJOSE
 
     @Test func concurrentVerificationsShareOneFetch() async throws {
         let idp = try TestIssuer()
-        let t = FakeTransport(clock: clock) { _, _ in
+        let t = ScriptedTransport(clock: clock) { _, _ in
             try await Task.sleep(nanoseconds: 20_000_000)
             return Reply.json(200, TestIssuer.jwks([idp]))
         }
@@ -27,24 +28,24 @@ import LatchkeyJOSE
     @Test func fetchFailuresMapToNetworkOrProtocol() async throws {
         let idp = try TestIssuer()
         let jws = try JWS(compact: try idp.sign(TestIssuer.claims(now: clock.now())))
-        let downTransport = FakeTransport { _, _ in throw HTTPError.timedOut(after: 10) }
+        let downTransport = ScriptedTransport { _, _ in throw HTTPError.timedOut(after: 10) }
         let down = RemoteKeySet(url: url, transport: downTransport, time: clock)
         await expectError(category: .network) { try await down.verify(jws, allowed: [.es256]) }
         #expect(downTransport.sent.count == RemoteKeySet.fetchAttempts)
-        let brokenTransport = FakeTransport { _, _ in Reply.json(500, "{}") }
+        let brokenTransport = ScriptedTransport { _, _ in Reply.json(500, "{}") }
         let broken = RemoteKeySet(url: url, transport: brokenTransport, time: clock)
         await expectError(category: .protocolViolation) { try await broken.verify(jws, allowed: [.es256]) }
         #expect(brokenTransport.sent.count == RemoteKeySet.fetchAttempts)
-        let tls = FakeTransport { _, _ in throw HTTPError.tlsFailure(reason: "untrusted") }
+        let tls = ScriptedTransport { _, _ in throw HTTPError.tlsFailure(reason: "untrusted") }
         await expectError(category: .network) { try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256]) }
         #expect(tls.sent.count == 1)
-        let garbage = RemoteKeySet(url: url, transport: FakeTransport { _, _ in Reply.json(200, #"{"keys":"nope"}"#) }, time: clock)
+        let garbage = RemoteKeySet(url: url, transport: ScriptedTransport { _, _ in Reply.json(200, #"{"keys":"nope"}"#) }, time: clock)
         await expectError(category: .protocolViolation) { try await garbage.verify(jws, allowed: [.es256]) }
     }
 
     @Test func droppedJWKSResponseIsRetried() async throws {
         let idp = try TestIssuer()
-        let t = FakeTransport(clock: clock) { _, index in
+        let t = ScriptedTransport(clock: clock) { _, index in
             if index == 0 { throw HTTPError.protocolViolation(reason: "truncated response") }
             return Reply.json(200, TestIssuer.jwks([idp]))
         }
@@ -56,7 +57,7 @@ import LatchkeyJOSE
 
     @Test func jwksFetchMayFollowRedirects() async throws {
         let idp = try TestIssuer()
-        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, TestIssuer.jwks([idp])) }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, TestIssuer.jwks([idp])) }
         _ = try await RemoteKeySet(url: url, transport: t, time: clock).currentKeys()
         #expect(t.sent.first?.request.maxRedirects == 3)
     }

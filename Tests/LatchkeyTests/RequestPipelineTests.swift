@@ -3,6 +3,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyCrypto
 @testable import Latchkey
+import LatchkeyTesting
 
 /// The open request pipeline: what authenticators see and change, the one retry, and transports per role.
 @Suite struct RequestPipelineTests {
@@ -26,13 +27,13 @@ import LatchkeyCrypto
         }
     }
 
-    func pipeline(_ transport: FakeTransport, _ authenticators: [any RequestAuthenticator]) -> ProviderPipeline {
+    func pipeline(_ transport: ScriptedTransport, _ authenticators: [any RequestAuthenticator]) -> ProviderPipeline {
         ProviderPipeline(transports: EndpointTransports(transport), authenticators: authenticators, time: clock,
                          random: CountingRandom())
     }
 
     @Test func authenticatorsSeeTheRoleTimeRandomnessAndNonce() async throws {
-        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let recorder = Recorder()
         _ = try await pipeline(t, [PublicClientAuthentication(clientID: "c"), recorder])
             .send(ProviderRequest(role: .token, url: Self.tokenURL, form: [("grant_type", "x")]))
@@ -45,7 +46,7 @@ import LatchkeyCrypto
 
     @Test func aNonceAnswerIsRetriedExactlyOnceWithTheNonce() async throws {
         // The server asks for a nonce every time: one retry, never a loop.
-        let t = FakeTransport(clock: clock) { _, i in
+        let t = ScriptedTransport(clock: clock) { _, i in
             Reply.json(400, #"{"error":"use_dpop_nonce"}"#, headers: [("DPoP-Nonce", "n\(i)")])
         }
         let response = try await pipeline(t, [Recorder()]).send(ProviderRequest(role: .token, url: Self.tokenURL))
@@ -56,7 +57,7 @@ import LatchkeyCrypto
     }
 
     @Test func theRememberedNonceGoesOnTheNextRequestToThatServerOnly() async throws {
-        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let p = pipeline(t, [Recorder()])
         p.nonces.remember("kept", for: Self.tokenURL)
         _ = try await p.send(ProviderRequest(role: .token, url: Self.tokenURL))
@@ -66,7 +67,7 @@ import LatchkeyCrypto
     }
 
     @Test func clientAuthenticationGoesOnlyWhereTheClientAuthenticates() async throws {
-        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let p = pipeline(t, [ClientSecretAuthentication(clientID: "c", secret: "s", placement: .basic)])
         for role in EndpointRole.allCases {
             _ = try await p.send(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
@@ -89,8 +90,8 @@ import LatchkeyCrypto
     }
 
     @Test func eachRoleUsesItsOwnTransport() async throws {
-        let plain = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
-        let certified = FakeTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
+        let plain = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
+        let certified = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let transports = EndpointTransports(plain).using(certified, for: [.token, .revocation])
         let p = ProviderPipeline(transports: transports, authenticators: [], time: clock, random: CountingRandom())
         for role in [EndpointRole.discovery, .jwks, .token, .deviceAuthorization, .revocation, .resource] {
@@ -102,8 +103,8 @@ import LatchkeyCrypto
 
     @Test func logoutRevokesOverTheRevocationTransport() async throws {
         let store = MemoryTokenStore(SessionTests().stored(expiresIn: 3600))
-        let plain = FakeTransport(clock: clock) { _, _ in Reply.empty(500) }
-        let revocation = FakeTransport(clock: clock) { _, _ in Reply.empty(200) }
+        let plain = ScriptedTransport(clock: clock) { _, _ in Reply.empty(500) }
+        let revocation = ScriptedTransport(clock: clock) { _, _ in Reply.empty(200) }
         let session = Session(configuration: testConfiguration(), store: store,
                               transports: EndpointTransports(plain).using(revocation, for: [.revocation]),
                               time: clock, random: CountingRandom())

@@ -3,6 +3,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct SessionTests {
     let clock = VirtualClock()
@@ -16,15 +17,15 @@ import LatchkeyJOSE
                              metadata: testMetadata(), createdAt: now, updatedAt: now)
     }
 
-    func session(_ store: any TokenStore, _ transport: FakeTransport, keySet: (any KeySet)? = nil) -> Session {
+    func session(_ store: any TokenStore, _ transport: ScriptedTransport, keySet: (any KeySet)? = nil) -> Session {
         Session(configuration: testConfiguration(), store: store, transport: transport, time: clock, random: CountingRandom(),
                 keySet: keySet)
     }
 
     /// A token endpoint that rotates: each refresh returns at-N / rt-N, after a real (short) delay so
     /// concurrent callers overlap.
-    func rotatingServer(extra: String = "") -> FakeTransport {
-        FakeTransport(clock: clock) { r, index in
+    func rotatingServer(extra: String = "") -> ScriptedTransport {
+        ScriptedTransport(clock: clock) { r, index in
             guard r.url.path == "/token" else { return Reply.empty(404) }
             try await Task.sleep(nanoseconds: 20_000_000)
             let n = index + 2
@@ -70,7 +71,7 @@ import LatchkeyJOSE
 
     @Test func refreshWithoutRefreshTokenKeepsTheOldOne() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
-        let t = FakeTransport(clock: clock) { _, _ in Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":60}"#) }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":60}"#) }
         _ = try await session(store, t).validToken()
         #expect(store.session?.token.refreshToken == "rt-1")
         #expect(store.session?.token.accessToken == "at-2")
@@ -112,7 +113,7 @@ import LatchkeyJOSE
 
     @Test func unreachableServerWithAStillValidTokenReturnsIt() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 30))   // inside the margin, not yet expired
-        let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
+        let t = ScriptedTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
         let token = try await session(store, t).validToken(minTTL: 60)
         #expect(token.accessToken == "at-1")
         #expect(t.sent.count == 1)
@@ -125,7 +126,7 @@ import LatchkeyJOSE
 
     @Test func glewlwydEmpty400OnRefreshClearsTokensAndAsksForSignIn() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
-        let t = FakeTransport(clock: clock) { _, _ in Reply.empty(400) }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.empty(400) }
         await expectError(category: .signInRequired, code: "reauthentication_required") { try await session(store, t).validToken() }
         #expect(store.session == nil)
         #expect(store.deletes == 1)
@@ -185,7 +186,7 @@ import LatchkeyJOSE
     /// and the refresh token revoked is the rotated one it saved.
     @Test func logoutWaitsForARefreshHoldingTheLockAndRevokesTheRotatedToken() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
-        let t = FakeTransport(clock: clock) { r, index in
+        let t = ScriptedTransport(clock: clock) { r, index in
             if r.url.path == "/token" {
                 try await Task.sleep(nanoseconds: 300_000_000)
                 return Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2"}"#)
@@ -206,9 +207,9 @@ import LatchkeyJOSE
 
     // MARK: Logout
 
-    func revocationServer(status: @escaping @Sendable (FakeTransport.Sent) -> Int) -> FakeTransport {
-        FakeTransport(clock: clock) { r, _ in
-            let sent = FakeTransport.Sent(request: r, at: Timestamp.now())
+    func revocationServer(status: @escaping @Sendable (ScriptedTransport.SentRequest) -> Int) -> ScriptedTransport {
+        ScriptedTransport(clock: clock) { r, _ in
+            let sent = ScriptedTransport.SentRequest(request: r, at: Timestamp.now())
             let code = status(sent)
             return code == 200 ? Reply.empty(200) : Reply.json(code, #"{"error":"invalid_client"}"#)
         }
@@ -227,7 +228,7 @@ import LatchkeyJOSE
 
     @Test func failedRevocationIsAWarningAndLocalStateIsStillDeleted() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 3600))
-        let t = FakeTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
+        let t = ScriptedTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
         let warnings = try await session(store, t).logout()
         #expect(warnings.count == 2)
         #expect(warnings[0].description.contains("refresh token"))
@@ -265,9 +266,9 @@ import LatchkeyJOSE
     // MARK: Sign-in
 
     /// A whole provider: discovery, device endpoint, token endpoint issuing an ID token, JWKS.
-    func provider(_ idp: TestIssuer, idTokenClaims: @escaping @Sendable (Timestamp) -> JSONObject) -> FakeTransport {
+    func provider(_ idp: TestIssuer, idTokenClaims: @escaping @Sendable (Timestamp) -> JSONObject) -> ScriptedTransport {
         let clock = self.clock
-        return FakeTransport(clock: clock) { r, _ in
+        return ScriptedTransport(clock: clock) { r, _ in
             switch r.url.path {
             case "/.well-known/openid-configuration":
                 return Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","authorization_endpoint":"https://idp.example/authorize","jwks_uri":"https://idp.example/jwks","id_token_signing_alg_values_supported":["ES256"]}"#)

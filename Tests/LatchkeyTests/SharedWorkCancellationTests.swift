@@ -4,6 +4,7 @@ import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 /// Cancellation of a caller reaches the work it shares with others (Session's single-flight
 /// refresh, RemoteKeySet's JWKS fetch) when no other caller still wants the result, and a cancelled
@@ -22,12 +23,12 @@ import LatchkeyJOSE
         let cancelledRequests = Mutex(0)
         let idp: TestIssuer
         let stall: Double
-        var transport: FakeTransport!
+        var transport: ScriptedTransport!
 
         init(stall: Double = SharedWorkCancellationTests.stall) throws {
             idp = try TestIssuer()
             self.stall = stall
-            transport = FakeTransport { [unowned self] r, _ in
+            transport = ScriptedTransport { [unowned self] r, _ in
                 do { try await Task.sleep(nanoseconds: UInt64(self.stall * 1e9)) } catch {
                     self.cancelledRequests.withLock { $0 += 1 }
                     throw error

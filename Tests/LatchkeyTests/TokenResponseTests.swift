@@ -2,6 +2,7 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite struct TokenResponseTests {
     @Test func parsesJSONToken() throws {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 /// What a token response may carry: RFC 6749 §A.12–A.13 (tokens are VSCHAR, %x20-7E) and §7.1
 /// (a token type the client does not understand must not be used).
@@ -70,7 +71,7 @@ import LatchkeyHTTP
     }
 
     @Test func codeExchangeAndRefreshReportAProtocolViolation() async {
-        let t = FakeTransport { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
+        let t = ScriptedTransport { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
         let client = try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
         await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await client.exchangeCode("c", redirectURI: "http://127.0.0.1/cb", verifier: "v")
@@ -94,7 +95,7 @@ import LatchkeyHTTP
                                    token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now),
                                    subject: nil, idTokenClaimsJSON: nil, metadata: testMetadata(), createdAt: now, updatedAt: now)
         let store = MemoryTokenStore(stored)
-        let t = FakeTransport(clock: clock) { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
+        let t = ScriptedTransport(clock: clock) { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
         let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock, random: CountingRandom())
         await expectError(category: .protocolViolation) { try await session.validToken() }
         #expect(store.session?.token.accessToken == "at-1")

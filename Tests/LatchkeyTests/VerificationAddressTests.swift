@@ -1,6 +1,7 @@
 import Testing
 import LatchkeyHTTP
 @testable import Latchkey
+import LatchkeyTesting
 
 /// Issue 12: the addresses a person is sent to, and the one loopback rule.
 @Suite struct VerificationAddressTests {

@@ -1,6 +1,7 @@
 import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
+import LatchkeyQR
 import Synchronization
 
 /// Shows a sign-in's progress. With `--json`: one JSON Lines event per `LoginEvent` on stdout,

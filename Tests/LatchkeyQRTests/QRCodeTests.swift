@@ -1,7 +1,6 @@
-import Glibc
 import LatchkeyTestSupport
 import Testing
-@testable import latchkey
+@testable import LatchkeyQR
 
 @Suite("QR building blocks")
 struct QRBuildingBlockTests {
@@ -24,6 +23,8 @@ struct QRBuildingBlockTests {
         #expect(QRFormatCode.formatBits(level: .medium, mask: .pattern0) == 0b101010000010010)
         #expect(QRFormatCode.formatBits(level: .low, mask: .pattern0) == 0b111011111000100)
         #expect(QRFormatCode.formatBits(level: .medium, mask: .pattern5) == 0b100000011001110)
+        #expect(QRFormatCode.formatBits(level: .quartile, mask: .pattern0) == 0b011010101011111)
+        #expect(QRFormatCode.formatBits(level: .high, mask: .pattern0) == 0b001011010001001)
         #expect(QRFormatCode.versionBits(7) == 0x07C94)
         #expect(QRFormatCode.versionBits(40) == 0x28C69)
     }
@@ -42,10 +43,14 @@ struct QRBuildingBlockTests {
 
     @Test func byteCapacitiesMatchTheStandardTable() {
         // ISO/IEC 18004 Table 7, byte mode.
-        let medium = [1: 14, 2: 26, 5: 84, 9: 180, 10: 213, 13: 331, 15: 412, 20: 666, 40: 2331]
+        let medium = [1: 14, 2: 26, 5: 84, 7: 122, 9: 180, 10: 213, 13: 331, 15: 412, 20: 666, 40: 2331]
         for (v, capacity) in medium { #expect(QRVersion(v).byteCapacity(.medium) == capacity, "v\(v)-M") }
-        let low = [1: 17, 6: 134, 10: 271, 11: 321, 40: 2953]
+        let low = [1: 17, 6: 134, 7: 154, 10: 271, 11: 321, 40: 2953]
         for (v, capacity) in low { #expect(QRVersion(v).byteCapacity(.low) == capacity, "v\(v)-L") }
+        let quartile = [1: 11, 2: 20, 5: 60, 7: 86, 10: 151, 40: 1663]
+        for (v, capacity) in quartile { #expect(QRVersion(v).byteCapacity(.quartile) == capacity, "v\(v)-Q") }
+        let high = [1: 7, 2: 14, 5: 44, 7: 64, 10: 119, 40: 1273]
+        for (v, capacity) in high { #expect(QRVersion(v).byteCapacity(.high) == capacity, "v\(v)-H") }
     }
 
     @Test func smallestVersionIsChosen() throws {
@@ -80,22 +85,11 @@ struct QRBuildingBlockTests {
 
 @Suite("QR round trip through zbarimg")
 struct QRDecodeTests {
-    static func zbarimg() throws -> String {
-        let path = "/usr/bin/zbarimg"
-        return try Requirement.requireOrSkip(access(path, X_OK) == 0 ? path : nil,
-                                             "zbarimg is not installed (apt-get install zbar-tools)")
-    }
-
     /// Decodes `code` with zbarimg from a PGM file; returns the decoded text.
     static func decode(_ code: QRCode, in dir: TemporaryDirectory, name: String) throws -> String {
         let file = dir.path + "/" + name + ".pgm"
-        let bytes = PortableAnymapWriter.pgm(code, scale: 4)
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        #expect(fd >= 0)
-        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        let result = try ProcessRunner.run(try zbarimg(), ["--raw", "-q", "-Sdisable", "-Sqrcode.enable", file],
-                                           timeout: .seconds(30))
+        #expect(QRImageDecoder.write(PortableAnymapWriter.pgm(code, scale: 4), to: file))
+        let result = try QRImageDecoder.zbarimg(file: file)
         #expect(result.exitCode == 0, "zbarimg: \(result)")
         var text = result.stdoutText
         if text.hasSuffix("\n") { text.removeLast() }
@@ -125,30 +119,6 @@ struct QRDecodeTests {
         #expect(try Self.decode(code, in: dir, name: "len\(length)") == text, "version \(code.version.number)")
     }
 
-    /// Turns half-block terminal text back into a PGM (light glyph halves white, blanks black).
-    static func pgm(fromTerminalText text: String, scale: Int = 4) -> [UInt8] {
-        let lines = text.split(separator: "\n").map { Array($0) }
-        let width = lines.map(\.count).max() ?? 0
-        var rows: [[Bool]] = []  // true = light
-        for line in lines {
-            var top: [Bool] = [], bottom: [Bool] = []
-            for x in 0..<width {
-                let c = x < line.count ? line[x] : " "
-                top.append(c == "█" || c == "▀")
-                bottom.append(c == "█" || c == "▄")
-            }
-            rows.append(top)
-            rows.append(bottom)
-        }
-        var out = Array("P5\n\(width * scale) \(rows.count * scale)\n255\n".utf8)
-        for row in rows {
-            for _ in 0..<scale {
-                for light in row { out += Array(repeating: light ? 255 : 0, count: scale) }
-            }
-        }
-        return out
-    }
-
     @Test(arguments: [20, 77, 160, 300])
     func terminalRenderingDecodes(length: Int) throws {
         let dir = try TemporaryDirectory()
@@ -156,11 +126,8 @@ struct QRDecodeTests {
         let text = Self.url(length: length)
         let rendered = QRTerminalRenderer(quietZone: 4).render(try QRCode(text: text))
         let file = dir.path + "/term.pgm"
-        let pgm = Self.pgm(fromTerminalText: rendered)
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = pgm.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        let result = try ProcessRunner.run(try Self.zbarimg(), ["--raw", "-q", file], timeout: .seconds(30))
+        #expect(QRImageDecoder.write(QRImageDecoder.pgm(fromTerminalText: rendered), to: file))
+        let result = try QRImageDecoder.zbarimg(file: file)
         #expect(result.exitCode == 0, "\(result)")
         #expect(result.stdoutText == text + "\n")
     }
@@ -174,10 +141,8 @@ struct QRDecodeTests {
         let header = Array("P5\n".utf8).count + "\((code.size + 8) * 4) \((code.size + 8) * 4)\n255\n".utf8.count
         for i in header..<pgm.count { pgm[i] = 255 }
         let file = dir.path + "/blank.pgm"
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = pgm.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        let result = try ProcessRunner.run(try Self.zbarimg(), ["--raw", "-q", file], timeout: .seconds(30))
+        #expect(QRImageDecoder.write(pgm, to: file))
+        let result = try QRImageDecoder.zbarimg(file: file)
         #expect(result.exitCode != 0)
         #expect(result.stdoutText.isEmpty)
     }
@@ -192,8 +157,8 @@ struct QRDecodeTests {
         #expect(try Self.decode(code, in: dir, name: "mask\(mask.rawValue)") == text)
     }
 
-    @Test(arguments: [QRErrorCorrectionLevel.low, .medium])
-    func bothLevelsDecodeAtLargeVersions(level: QRErrorCorrectionLevel) throws {
+    @Test(arguments: QRErrorCorrectionLevel.allCases)
+    func everyLevelDecodesAtLargeVersions(level: QRErrorCorrectionLevel) throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let text = Self.url(length: 600)

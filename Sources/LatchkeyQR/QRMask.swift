@@ -1,5 +1,6 @@
 /// The eight data-mask patterns (ISO/IEC 18004 §7.8.2, Table 10); `x` is the column, `y` the row.
-enum QRMask: Int, Sendable, CaseIterable {
+/// The encoder picks the one with the lowest penalty; a caller may force one (`QRCode(bytes:...)`).
+public enum QRMask: Int, Sendable, CaseIterable {
     case pattern0, pattern1, pattern2, pattern3, pattern4, pattern5, pattern6, pattern7
 
     /// True when the mask flips the module at (x, y).

@@ -1,8 +1,8 @@
 /// A QR symbol version (1…40): its size, where its alignment patterns go, and how many codewords
-/// it holds (ISO/IEC 18004 §6.4, Annex E).
-struct QRVersion: Sendable, Equatable {
+/// it holds (ISO/IEC 18004 §6.4, Annex E). A `QRCode` reports the version it chose.
+public struct QRVersion: Sendable, Equatable {
     /// 1…40.
-    let number: Int
+    public let number: Int
 
     /// Makes a version; `number` must be in 1…40.
     init(_ number: Int) {
@@ -11,7 +11,7 @@ struct QRVersion: Sendable, Equatable {
     }
 
     /// Modules per side: 17 + 4·version.
-    var size: Int { 17 + 4 * number }
+    public var size: Int { 17 + 4 * number }
 
     /// Row/column centres of the alignment patterns (Annex E): 6, then evenly spaced up to
     /// size − 7. The spacing rounds to an even number; version 32 is the table's one exception.
@@ -52,7 +52,7 @@ struct QRVersion: Sendable, Equatable {
     var byteCountBits: Int { number <= 9 ? 8 : 16 }
 
     /// Bytes of byte-mode payload that fit at `level`: 4 mode bits and the count come first.
-    func byteCapacity(_ level: QRErrorCorrectionLevel) -> Int {
+    public func byteCapacity(_ level: QRErrorCorrectionLevel) -> Int {
         (dataCodewords(level) * 8 - 4 - byteCountBits) / 8
     }
 }

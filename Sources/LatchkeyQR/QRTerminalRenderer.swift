@@ -3,14 +3,20 @@
 /// Terminals draw glyphs in the foreground colour, usually light on a dark background, so light
 /// modules are drawn as glyphs and dark ones as blanks. With colours allowed the colours are set
 /// explicitly (white on black), which also reads correctly on light-background terminals.
-struct QRTerminalRenderer: Sendable {
+public struct QRTerminalRenderer: Sendable {
     /// Light modules around the symbol on each side (the standard asks for 4).
-    var quietZone: Int = 4
+    public var quietZone: Int
     /// Emit ANSI colours to pin the palette.
-    var colour: Bool = false
+    public var colour: Bool
+
+    /// A renderer with `quietZone` light modules on each side, with or without ANSI colours.
+    public init(quietZone: Int = 4, colour: Bool = false) {
+        self.quietZone = max(quietZone, 0)
+        self.colour = colour
+    }
 
     /// The lines of text (each ending in a newline).
-    func render(_ code: QRCode) -> String {
+    public func render(_ code: QRCode) -> String {
         let span = code.size + 2 * quietZone
         func isLight(_ x: Int, _ y: Int) -> Bool {
             let cx = x - quietZone, cy = y - quietZone

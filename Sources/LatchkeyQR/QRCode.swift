@@ -1,32 +1,35 @@
 /// A QR code symbol encoding bytes in byte mode (ISO/IEC 18004): the smallest version that fits
 /// at the chosen error-correction level, the mask with the lowest penalty, and the final
-/// module grid.
-struct QRCode: Sendable {
+/// module grid. Draw it with `QRTerminalRenderer`, `SVGWriter`, `PNGWriter` or
+/// `PortableAnymapWriter`, or read the modules with `self[x, y]` for `x, y` in `0..<size`.
+public struct QRCode: Sendable {
     /// The version chosen.
-    let version: QRVersion
+    public let version: QRVersion
     /// The error-correction level used.
-    let level: QRErrorCorrectionLevel
+    public let level: QRErrorCorrectionLevel
     /// The mask chosen by penalty.
-    let mask: QRMask
+    public let mask: QRMask
     /// The finished symbol.
     let matrix: QRMatrix
 
-    /// Modules per side (without quiet zone).
-    var size: Int { matrix.size }
+    /// Modules per side, without the quiet zone (21 for version 1 … 177 for version 40).
+    public var size: Int { matrix.size }
 
-    /// True when the module at column `x`, row `y` is dark.
-    subscript(x: Int, y: Int) -> Bool { matrix[x, y] }
+    /// True when the module at column `x`, row `y` (both in `0..<size`, origin top left) is dark.
+    public subscript(x: Int, y: Int) -> Bool { matrix[x, y] }
 
     /// Why a payload could not be encoded.
-    enum EncodingError: Error, Sendable, Equatable {
+    public enum EncodingError: Error, Sendable, Equatable {
         /// More bytes than the largest allowed version holds at the level.
         case tooLong(bytes: Int, capacity: Int)
     }
 
     /// Encodes `payload` in byte mode at `level`, using the smallest version up to `maxVersion`.
-    /// With `forcedMask` the penalty search is skipped (tests use it to check every mask).
-    init(bytes payload: [UInt8], level: QRErrorCorrectionLevel = .medium, maxVersion: Int = 40,
+    /// `maxVersion` is clamped to 1…40. With `forcedMask` the penalty search is skipped (tests use
+    /// it to check every mask).
+    public init(bytes payload: [UInt8], level: QRErrorCorrectionLevel = .medium, maxVersion: Int = 40,
          forcedMask: QRMask? = nil) throws(EncodingError) {
+        let maxVersion = min(max(maxVersion, 1), 40)
         guard let version = (1...maxVersion).lazy.map(QRVersion.init).first(where: { $0.byteCapacity(level) >= payload.count })
         else {
             throw .tooLong(bytes: payload.count, capacity: QRVersion(maxVersion).byteCapacity(level))
@@ -48,8 +51,13 @@ struct QRCode: Sendable {
         self.matrix = best!.matrix
     }
 
+    /// Encodes the UTF-8 of `text` at `level`.
+    public init(text: String, level: QRErrorCorrectionLevel) throws(EncodingError) {
+        try self.init(bytes: Array(text.utf8), level: level)
+    }
+
     /// Encodes the UTF-8 of `text`; picks level M, or L when M would need a larger symbol.
-    init(text: String) throws(EncodingError) {
+    public init(text: String) throws(EncodingError) {
         let bytes = Array(text.utf8)
         let medium = (1...40).first { QRVersion($0).byteCapacity(.medium) >= bytes.count }
         let low = (1...40).first { QRVersion($0).byteCapacity(.low) >= bytes.count }
