@@ -124,6 +124,12 @@ if [ -s "$LATCHKEY_FAULT_TABLE" ]; then
   fi
 fi
 
+# --- 4a. the example package (issue 14) --------------------------------------------------------
+# A library user's program, its own package over the products only, run against the scripted
+# server; its files are the snippets of docs/library.md.
+log "example package (Tests/Examples/run-library-user.sh)"
+SCRATCH="$SCRATCH" "$ROOT/Tests/Examples/run-library-user.sh" || failures+=("Tests/Examples/run-library-user.sh")
+
 # --- 4b. unit suites under AddressSanitizer ---------------------------------------------------
 # Issue 9: the unit suites once under ASan (with LeakSanitizer; Tests/asan-unit.sh says which two
 # toolchain leaks are suppressed and why). Its own build dir: every module is rebuilt instrumented.

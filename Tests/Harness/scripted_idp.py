@@ -11,7 +11,9 @@ Secret-bearing values are logged as "sha256:<16 hex>", never in clear.
 
 Issuer: http://127.0.0.1:PORT (no path). Endpoints: /.well-known/openid-configuration,
 /.well-known/oauth-authorization-server, /jwks, /device_authorization, /token, /revoke,
-/authorize (auto-approves and redirects, for the code flow).
+/authorize (auto-approves and redirects, for the code flow), /resource (a protected resource:
+GET with `Authorization: Bearer <an access token this server issued and has not revoked>`, RFC 6750;
+not advertised in the metadata).
 
 usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
                        [--approve-after 2] [--fault-on device|token|refresh|jwks|discovery]
@@ -102,6 +104,10 @@ SCENARIOS: dict[str, dict] = {
     "refresh-id-token-other-subject": dict(refresh_id_token_sub="intruder"),
     # Refresh answers after --refresh-delay seconds (a refresh in flight while logout runs).
     "slow-refresh": dict(),
+    # --- protected resource (issue 14) ---
+    # The first /resource call is refused with 401 invalid_token whatever the token (revoked early,
+    # say), so a client must refresh once and retry (AuthorizedTransport).
+    "resource-rejects-first": dict(resource_rejects_first=True),
 }
 
 
@@ -155,6 +161,8 @@ class State:
         self.devices: dict[str, dict] = {}      # device_code -> {polls, last_done, interval, ...}
         self.codes: dict[str, dict] = {}        # authorization code -> request data
         self.refresh_tokens: dict[str, dict] = {}  # live refresh token -> grant
+        self.access_tokens: dict[str, str] = {}    # issued, unrevoked access token -> subject
+        self.resource_calls = 0
         self.fault_hits = 0
         self.port = 0
 
@@ -295,6 +303,7 @@ class Handler(BaseHTTPRequestHandler):
             "/token": self._token,
             "/revoke": self._revoke,
             "/authorize": self._authorize,
+            "/resource": self._resource,
         }
         handler = routes.get(path)
         if handler is None:
@@ -396,8 +405,10 @@ class Handler(BaseHTTPRequestHandler):
         st, k = self.state, self.state.k
         access = secrets.token_urlsafe(32) + k.get("access_token_suffix", "")
         refresh = secrets.token_urlsafe(32)
+        subject = (k.get("refresh_id_token_sub") if on_refresh else None) or k.get("id_token_sub", "scripted-user-1")
         with st.lock:
             st.refresh_tokens[refresh] = grant
+            st.access_tokens[access] = subject
         body = {"access_token": access, "token_type": k.get("token_type", "Bearer"),
                 "expires_in": st.args.at_ttl, "refresh_token": refresh, "scope": grant.get("scope", "openid")}
         if with_id_token and k.get("id_token", True):
@@ -555,8 +566,33 @@ class Handler(BaseHTTPRequestHandler):
     def _revoke(self, params):
         with self.state.lock:
             self.state.refresh_tokens.pop(params.get("token", ""), None)
+            self.state.access_tokens.pop(params.get("token", ""), None)
         self._send(200, b"")
         self._record(params, 200, "revoked", token_type_hint=params.get("token_type_hint"))
+
+    def _resource(self, params):
+        """A protected resource (RFC 6750): names the token's subject, or answers 401 with a challenge."""
+        st = self.state
+        if self.command != "GET":
+            self._send(405, b'{"error":"method_not_allowed"}', headers={"Allow": "GET"})
+            return self._record(params, 405, "resource-method")
+        scheme, _, credential = (self.headers.get("Authorization") or "").partition(" ")
+        with st.lock:
+            st.resource_calls += 1
+            call = st.resource_calls
+            subject = st.access_tokens.get(credential) if scheme.lower() == "bearer" else None
+        challenge = 'Bearer realm="scripted-idp"'
+        if not scheme:
+            # No credentials at all: a bare challenge, no error code (RFC 6750 §3.1).
+            self._send(401, b'{"error":"unauthorized"}', headers={"WWW-Authenticate": challenge})
+            return self._record(params, 401, "resource-unauthenticated", resource_call=call)
+        if subject is None or (call == 1 and st.k.get("resource_rejects_first")):
+            why = "unknown or revoked token" if subject is None else "rejected by the scenario"
+            self._send(401, b'{"error":"invalid_token"}',
+                       headers={"WWW-Authenticate": challenge + ', error="invalid_token", error_description="' + why + '"'})
+            return self._record(params, 401, "resource-rejected", resource_call=call, reason=why)
+        self._json(200, {"resource": "scripted", "subject": subject})
+        self._record(params, 200, "resource", resource_call=call, subject=subject)
 
 
 def main() -> None:

@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A program that uses Latchkey as a library user does: the root package by path, its products only.
+// Every source file is a snippet of docs/library.md (Tests/Examples/check-library-snippets.sh);
+// Tests/Examples/run-library-user.sh builds it and runs it against the scripted server.
+let package = Package(
+    name: "LibraryUser",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "Latchkey", path: "../../..")],
+    targets: [
+        .executableTarget(name: "library-user",
+                          dependencies: [.product(name: "Latchkey", package: "Latchkey"),
+                                         .product(name: "LatchkeyCrypto", package: "Latchkey"),
+                                         .product(name: "LatchkeyHTTP", package: "Latchkey")],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+    ]
+)
