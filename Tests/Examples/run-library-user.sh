@@ -39,6 +39,11 @@ swift build --package-path "$PACKAGE" --scratch-path "$BUILD_DIR" 2>&1 |
   grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)'
 build_status=${PIPESTATUS[0]}
 echo "example build: $(printf '%.1f' "$(echo "$(date +%s.%N) - $started" | bc)")s"
+echo "--- swift test --package-path Tests/Examples/LibraryUser (the LatchkeyTesting snippet)"
+if ! swift test --package-path "$PACKAGE" --scratch-path "$BUILD_DIR" 2>&1 | grep -E "✔|✘|error|Test run"; then :; fi
+if ! swift test --skip-build --package-path "$PACKAGE" --scratch-path "$BUILD_DIR" >/dev/null 2>&1; then
+  echo "FAIL: the LatchkeyTesting snippet's test"; exit 1
+fi
 BIN="$BUILD_DIR/debug/library-user"
 if [ "$build_status" != 0 ] || [ ! -x "$BIN" ]; then echo "FAIL: example build (exit $build_status)"; exit 1; fi
 

@@ -14,5 +14,11 @@ let package = Package(
                                          .product(name: "LatchkeyCrypto", package: "Latchkey"),
                                          .product(name: "LatchkeyHTTP", package: "Latchkey")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
+        // docs/library.md's LatchkeyTesting snippet, compiled and run as a test.
+        .testTarget(name: "LibraryUserTests",
+                    dependencies: [.product(name: "Latchkey", package: "Latchkey"),
+                                   .product(name: "LatchkeyHTTP", package: "Latchkey"),
+                                   .product(name: "LatchkeyTesting", package: "Latchkey")],
+                    path: "TestingSnippets", swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )
