@@ -2,6 +2,7 @@
 import PackageDescription
 
 // Layering, bottom up: CMbedTLS → LatchkeyCrypto → LatchkeyHTTP / LatchkeyJOSE → Latchkey → latchkey;
+// LatchkeyQR depends on nothing; LatchkeyTesting (the shipped test doubles) sits over Latchkey;
 // LatchkeyFoundationCompat sits beside the CLI, over Latchkey, and is the only module importing Foundation.
 // A lower module never imports a higher one (docs/architecture.md).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]

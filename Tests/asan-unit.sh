@@ -3,7 +3,7 @@
 #
 #   Tests/asan-unit.sh [--scratch PATH] [--suites "LatchkeyCryptoTests LatchkeyJOSETests ..."]
 #
-# Default suites: LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests
+# Default suites: LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyQRTests LatchkeyTestingTests
 # (the process-level CLITests/IntegrationTests are not unit suites: they need the IdP and the built binary).
 # Build dir: <root>/.build-asan (env LATCHKEY_ASAN_SCRATCH or --scratch), kept apart from the normal build
 # because every module is recompiled with -sanitize=address.
@@ -24,7 +24,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 scratch="${LATCHKEY_ASAN_SCRATCH:-$root/.build-asan}"
-suites="LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests"
+suites="LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyQRTests LatchkeyTestingTests"
 while [ $# -gt 0 ]; do
     case "$1" in
         --scratch) scratch="$2"; shift 2 ;;
