@@ -1,4 +1,5 @@
 import Glibc
+import LatchkeyTestSupport
 import Testing
 
 /// What counts as presentation in library text: a command-line option (`--name`), one of the CLI's
@@ -51,8 +52,7 @@ enum LibraryText {
 @Suite struct LibraryTextTests {
     /// Every library module's source, read from the package (Sources/ minus the CLI and C shims).
     static func librarySources() -> [(path: String, text: String)] {
-        var root = #filePath
-        for _ in 0..<3 { root = String(root[..<root.lastIndex(of: "/")!]) }
+        let root = PackagePaths.root()
         var files: [(String, String)] = []
         func walk(_ dir: String) {
             guard let d = opendir(dir) else { return }
@@ -61,7 +61,7 @@ enum LibraryText {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 if name.hasPrefix(".") { continue }
                 let path = dir + "/" + name
-                if e.pointee.d_type == UInt8(DT_DIR) { walk(path) } else if name.hasSuffix(".swift"), let text = read(path) {
+                if e.pointee.d_type == UInt8(DT_DIR) { walk(path) } else if name.hasSuffix(".swift"), let text = FileText.read(path) {
                     files.append((path, text))
                 }
             }
@@ -71,19 +71,6 @@ enum LibraryText {
             walk(root + "/Sources/" + module)
         }
         return files
-    }
-
-    static func read(_ path: String) -> String? {
-        guard let f = fopen(path, "r") else { return nil }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test func theRuleFindsWhatItMustFind() {
