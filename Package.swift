@@ -38,7 +38,7 @@ let package = Package(
         // QR symbols and their writers (terminal, SVG, PNG, PGM); depends on nothing.
         .target(name: "LatchkeyQR", swiftSettings: shipped),
         // Test doubles for library users and Tests/: memory store, scripted transport, virtual clock.
-        .target(name: "LatchkeyTesting", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
+        .target(name: "LatchkeyTesting", dependencies: ["LatchkeyJOSE", "Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
         // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
         .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
         .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
                     swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
-        .testTarget(name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
         .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
     ]

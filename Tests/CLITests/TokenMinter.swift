@@ -1,34 +1,23 @@
 import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
-@testable import LatchkeyJOSE
+import LatchkeyJOSE
+import LatchkeyTesting
 
 /// Signs ES256 test tokens with a fresh P-256 key and publishes the matching JWKS.
 struct TokenMinter {
-    let key: P256PrivateKey
-    let kid: String
-    let signer: JWSSigner
+    let signing: TestSigningKey
+    var kid: String { signing.kid }
 
     init(kid: String = "test-key") throws {
-        key = try P256PrivateKey(random: try SecureRandom())
-        self.kid = kid
-        signer = try JWSSigner(key: .ec(key.key))
+        signing = try TestSigningKey(kid: kid, random: try SecureRandom())
     }
 
     /// `{"keys":[…]}` with this minter's public key.
-    var jwksJSON: String {
-        var jwk = JWK(publicKey: signer.key.publicKey, keyID: kid).json
-        jwk["alg"] = "ES256"
-        jwk["use"] = "sig"
-        return JSONValue.object(JSONObject([("keys", .array([.object(jwk)]))])).jsonText
-    }
+    var jwksJSON: String { TestSigningKey.jwks([signing]) }
 
     /// A compact JWS over `claims`; `alg` other than ES256 forges the header (the signature stays ES256).
-    func mint(_ claims: JSONObject, alg: String = "ES256") throws -> String {
-        var header = signer.protectedHeader(type: "JWT", keyReference: .keyID(kid))
-        header["alg"] = .string(alg)
-        return try signer.sign(header: header, payload: Array(JSONValue.object(claims).jsonText.utf8))
-    }
+    func mint(_ claims: JSONObject, alg: String = "ES256") throws -> String { try signing.sign(claims, alg: alg) }
 
     /// Standard claims around `now` (seconds since the epoch).
     static func claims(issuer: String = "https://idp.example", audience: String = "cli", now: Int64,

@@ -3,34 +3,26 @@ import FoundationEssentials
 import LatchkeyCrypto
 @testable import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTesting
 
 /// A fake OpenID provider's signing side: real ES256 keys, a JWKS document, and signed ID tokens.
 struct TestIssuer: Sendable {
     static let issuer = "https://idp.example"
     static let clientID = "device-client"
 
-    let key: P256PrivateKey
-    let kid: String
-    let signer: JWSSigner
+    let signing: TestSigningKey
+    var kid: String { signing.kid }
+    var signer: JWSSigner { signing.signer }
 
     init(kid: String = "k1") throws {
-        key = try P256PrivateKey(random: try SecureRandom())
-        self.kid = kid
-        signer = try JWSSigner(key: .ec(key.key))
+        signing = try TestSigningKey(kid: kid, random: try SecureRandom())
     }
 
     /// This key as a JWK object.
-    var jwk: JSONValue {
-        var o = JWK(publicKey: signer.key.publicKey, keyID: kid).json
-        o["use"] = "sig"
-        o["alg"] = "ES256"
-        return .object(o)
-    }
+    var jwk: JSONValue { .object(signing.jwk) }
 
     /// A JWKS document with the given issuers' keys.
-    static func jwks(_ issuers: [TestIssuer]) -> String {
-        JSONValue.object(JSONObject([("keys", .array(issuers.map(\.jwk)))])).jsonText
-    }
+    static func jwks(_ issuers: [TestIssuer]) -> String { TestSigningKey.jwks(issuers.map(\.signing)) }
 
     /// Standard valid claims at `now`.
     static func claims(now: Timestamp, nonce: String? = nil, extra: [(String, JSONValue)] = []) -> JSONObject {
@@ -44,9 +36,7 @@ struct TestIssuer: Sendable {
 
     /// A compact ES256 JWS over `claims`; `alg`/`kid` can be overridden to forge bad headers.
     func sign(_ claims: JSONObject, alg: String = "ES256", kid: String? = nil) throws -> String {
-        var header = signer.protectedHeader(type: "JWT", keyReference: .keyID(kid ?? self.kid))
-        header["alg"] = .string(alg)
-        return try signer.sign(header: header, payload: Array(JSONValue.object(claims).jsonText.utf8))
+        try signing.sign(claims, alg: alg, kid: kid)
     }
 
     /// A static key set holding this key.
