@@ -42,7 +42,7 @@ import LatchkeyJOSE
         var c = ClientConfiguration(issuer: "https://idp.example", clientID: "device", scopes: ["openid", "x"],
                                     authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
-                                    quirks: ProviderQuirks(entraTenantIssuer: true))
+                                    quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
         for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
@@ -54,7 +54,7 @@ import LatchkeyJOSE
         let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
                                        "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
                                        "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
-                                       "leeway": "leeway", "quirks": "quirks"]
+                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop"]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
