@@ -183,8 +183,9 @@ import LatchkeyTesting
 
     @Test func twoSignInsMakeTwoKeys() async throws {
         let t = provider()
-        let a = try await session(MemoryTokenStore(), t).signIn()
-        let b = try await session(MemoryTokenStore(), t).signIn()
+        let s = session(MemoryTokenStore(), t)
+        let a = try await s.signIn()
+        let b = try await s.signIn()
         #expect(try a.dpop!.key(random: CountingRandom()).thumbprint != (try b.dpop!.key(random: CountingRandom()).thumbprint))
     }
 
