@@ -28,7 +28,8 @@ final class LoginPresenter: Sendable {
 
     /// Handles one event from the flow. Called synchronously by the library; never blocks.
     func handle(_ event: LoginEvent) {
-        if json { console.outLine(LoginPresenter.jsonLine(event).jsonText) }
+        // The offline_access warning is for stderr only: the JSON Lines contract has no such event.
+        if json, !event.isOfflineAccessWarning { console.outLine(LoginPresenter.jsonLine(event).jsonText) }
         switch event {
         case let .verification(authorization, expiresAt):
             if showQR || !json { showVerification(authorization, expiresAt: expiresAt) }
@@ -95,7 +96,7 @@ final class LoginPresenter: Sendable {
         case let .slowDown(interval):
             pairs = [("event", "slow_down"), ("interval", .integer(Int64(interval)))]
         case .offlineAccessWithoutDPoP:
-            pairs = [("event", "warning"), ("warning", "offline_access_without_dpop")]
+            pairs = [("event", "warning"), ("warning", "offline_access_without_dpop")]  // not printed (see handle)
         case let .authorized(issuer, subject, scope, expiresAt, verified, binding):
             pairs = [("event", "authorized"), ("issuer", .string(issuer)),
                      ("subject", subject.map(JSONValue.string) ?? .null), ("scope", scope.map(JSONValue.string) ?? .null),
@@ -157,5 +158,13 @@ final class LoginPresenter: Sendable {
             console.info("Open this address in a browser on this machine to sign in:\n\n    \(url)\n\n"
                 + "Waiting for the browser to come back… (Ctrl-C to cancel)\n")
         }
+    }
+}
+
+extension LoginEvent {
+    /// True for `.offlineAccessWithoutDPoP`.
+    var isOfflineAccessWarning: Bool {
+        if case .offlineAccessWithoutDPoP = self { return true }
+        return false
     }
 }
