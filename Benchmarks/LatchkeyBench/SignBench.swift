@@ -1,4 +1,6 @@
+import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 // ES256 signing cost: a whole DPoP-shaped proof through JWSSigner.sign (header with the public JWK,
@@ -25,7 +27,19 @@ func runSignBench(_ options: BenchOptions) {
     print("sign: \(options.rounds) alternating rounds of \(BenchTiming.fixed(options.seconds, 1)) CPU-s; best round of each side, median paired ratio")
     print("| operation | raw mbedTLS sign/s | Latchkey sign/s | best/best | median paired ratio | µs per Latchkey op |")
     print("| --- | --- | --- | --- | --- | --- |")
+    // The whole proof as `latchkey token --format header` and `proof` make it: 128-bit jti from the
+    // DRBG, htu normalised, iat, ath, JSON, base64url, sign (RFC 9449 §4.2).
+    let dpopKey: DPoPKey
+    do { dpopKey = try DPoPKey(random: SecureRandom()) } catch { fatalError("bench key: \(error)") }
+    let random: SecureRandom
+    do { random = try SecureRandom() } catch { fatalError("bench random: \(error)") }
+    let target = HTTPURL(string: "https://server.example.com/resource?x=1")!
+    let now = Timestamp(timeIntervalSince1970: 1_700_000_000)
     let cases: [(String, () -> Bool)] = [
+        ("DPoPKey.proof (whole resource proof with ath)", {
+            (try? dpopKey.proof(method: "GET", url: target, accessToken: "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU",
+                                at: now, random: random))?.isEmpty == false
+        }),
         ("ES256 JWSSigner.sign (DPoP-shaped, \(input.count)-byte input)", {
             (try? signer.sign(payload: payload, type: "dpop+jwt", keyReference: .publicJWK))?.isEmpty == false
         }),

@@ -12,7 +12,7 @@ struct LoginProcessTests {
         "authorization_url": ["event", "url"],
         "pending": ["event", "next_poll_in"],
         "slow_down": ["event", "interval"],
-        "authorized": ["event", "issuer", "subject", "scope", "expires_at", "id_token_verified"],
+        "authorized": ["event", "issuer", "subject", "scope", "expires_at", "id_token_verified", "token_binding"],
         "error": ["event", "error", "exit_code", "message"],
     ]
 

@@ -15,6 +15,14 @@ Issuer: http://127.0.0.1:PORT (no path). Endpoints: /.well-known/openid-configur
 GET with `Authorization: Bearer <an access token this server issued and has not revoked>`, RFC 6750;
 not advertised in the metadata).
 
+DPoP (RFC 9449, the `dpop-*` scenarios): the metadata lists ES256 in
+dpop_signing_alg_values_supported; every `DPoP` proof is verified for real (signature with the
+embedded public jwk, typ dpop+jwt, alg ES256, htm and htu exactly, iat within 60 s, jti never
+reused, ath on /resource, the nonce when the scenario demands one) and the result is logged as
+"dpop": {"htm", "htu", "ok", "reason", "jkt", "nonce"}. A proof on the token request binds the
+grant: token_type DPoP, a JWT access token with cnf.jkt, a refresh that needs a proof from the
+same key, and a /resource that wants `Authorization: DPoP` with a proof from that key.
+
 usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
                        [--approve-after 2] [--fault-on device|token|refresh|jwks|discovery]
                        [--fault-count 1] [--alg ES256|RS256|PS256] [--at-ttl 3600] [--list]
@@ -34,7 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 SECRET_FIELDS = {"refresh_token", "device_code", "code", "code_verifier", "client_secret", "token",
@@ -108,7 +117,78 @@ SCENARIOS: dict[str, dict] = {
     # The first /resource call is refused with 401 invalid_token whatever the token (revoked early,
     # say), so a client must refresh once and retry (AuthorizedTransport).
     "resource-rejects-first": dict(resource_rejects_first=True),
+    # --- DPoP (issue 15) ---
+    "dpop": dict(dpop=True),
+    # The token endpoint wants a server nonce (400 use_dpop_nonce + DPoP-Nonce, §8) ...
+    "dpop-nonce-token": dict(dpop=True, dpop_nonce_token=True),
+    # ... and so does the resource (401 WWW-Authenticate: DPoP error="use_dpop_nonce", §9).
+    "dpop-nonce-resource": dict(dpop=True, dpop_nonce_resource=True),
+    # Every nonce is "stale": the retry is challenged again (a client must stop: exit 7).
+    "dpop-nonce-twice": dict(dpop=True, dpop_nonce_token=True, dpop_nonce_rotate=True),
+    "dpop-nonce-twice-resource": dict(dpop=True, dpop_nonce_resource=True, dpop_nonce_rotate=True),
+    # Ignores the proof and issues a Bearer token (under --dpop always: exit 7).
+    "dpop-bearer-answer": dict(dpop=True, dpop_bearer_answer=True),
+    # Binds the token to some other key's thumbprint (cnf.jkt mismatch: exit 7).
+    "dpop-cnf-mismatch": dict(dpop=True, dpop_cnf_mismatch=True),
+    # DPoP is not in the metadata (auto sends no proofs); a proof is still honoured.
+    "dpop-unadvertised": dict(dpop=True, dpop_unadvertised=True),
 }
+
+
+def jwk_thumbprint(jwk: dict) -> str:
+    """RFC 7638 for an EC key: SHA-256 of the required members in lexicographic order."""
+    canonical = json.dumps({"crv": jwk["crv"], "kty": jwk["kty"], "x": jwk["x"], "y": jwk["y"]},
+                           separators=(",", ":"), sort_keys=True)
+    return b64u(hashlib.sha256(canonical.encode()).digest())
+
+
+def b64u_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tuple[dict, dict]:
+    """Checks one proof (RFC 9449 §4.3, steps 1-11 except nonce and jti, which need state).
+    Returns (header, claims); raises ValueError with the reason."""
+    parts = proof.split(".")
+    if len(parts) != 3:
+        raise ValueError("not a compact JWS")
+    try:
+        header, claims = json.loads(b64u_decode(parts[0])), json.loads(b64u_decode(parts[1]))
+        signature = b64u_decode(parts[2])
+    except Exception as e:
+        raise ValueError(f"undecodable: {e}")
+    if header.get("typ") != "dpop+jwt":
+        raise ValueError(f"typ {header.get('typ')!r}")
+    if header.get("alg") != "ES256":
+        raise ValueError(f"alg {header.get('alg')!r}")
+    jwk = header.get("jwk") or {}
+    if jwk.get("kty") != "EC" or jwk.get("crv") != "P-256" or "d" in jwk:
+        raise ValueError("jwk is not a public P-256 key")
+    public = ec.EllipticCurvePublicNumbers(int.from_bytes(b64u_decode(jwk["x"]), "big"),
+                                           int.from_bytes(b64u_decode(jwk["y"]), "big"), ec.SECP256R1()).public_key()
+    if len(signature) != 64:
+        raise ValueError("signature is not 64 bytes")
+    der = encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+    try:
+        public.verify(der, (parts[0] + "." + parts[1]).encode(), ec.ECDSA(hashes.SHA256()))
+    except InvalidSignature:
+        raise ValueError("bad signature")
+    if claims.get("htm") != htm:
+        raise ValueError(f"htm {claims.get('htm')!r}, expected {htm!r}")
+    if claims.get("htu") != htu:
+        raise ValueError(f"htu {claims.get('htu')!r}, expected {htu!r}")
+    iat = claims.get("iat")
+    if not isinstance(iat, int) or abs(time.time() - iat) > 60:
+        raise ValueError(f"iat {iat!r} outside the 60 s window")
+    jti = claims.get("jti")
+    if not isinstance(jti, str) or len(b64u_decode(jti)) < 16:
+        raise ValueError("jti missing or shorter than 128 bits")
+    if access_token is not None:
+        if claims.get("ath") != b64u(hashlib.sha256(access_token.encode()).digest()):
+            raise ValueError("ath does not match the access token")
+    elif "ath" in claims:
+        raise ValueError("ath on a token request")
+    return header, claims
 
 
 def b64u(data: bytes) -> str:
@@ -164,6 +244,9 @@ class State:
         self.access_tokens: dict[str, str] = {}    # issued, unrevoked access token -> subject
         self.resource_calls = 0
         self.fault_hits = 0
+        self.dpop_jtis: set[str] = set()           # every jti seen (never reusable)
+        self.access_jkt: dict[str, str] = {}      # bound access token -> jkt
+        self.nonces = {"token": None, "resource": None}  # the nonce each side currently accepts
         self.port = 0
 
     @property
@@ -202,8 +285,11 @@ class Handler(BaseHTTPRequestHandler):
                  "path": urllib.parse.urlsplit(self.path).path,
                  "params": {k: (fingerprint(v) if k in SECRET_FIELDS else v) for k, v in params.items()},
                  "headers": {"accept": self.headers.get("Accept"), "content_type": self.headers.get("Content-Type"),
-                             "authorization": auth.split(" ", 1)[0] if auth else None},
+                             "authorization": auth.split(" ", 1)[0] if auth else None,
+                             "dpop": self.headers.get("DPoP") is not None},
                  "status": status, "event": event}
+        if getattr(self, "_dpop_log", None) is not None:
+            entry["dpop"] = self._dpop_log
         entry.update(extra)
         if self.state.args.log:
             with self.state.lock, open(self.state.args.log, "a") as out:
@@ -293,6 +379,7 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self):
         self._t0 = round(time.time(), 6)
         self._pending = None
+        self._dpop_log, self._dpop_jkt = None, None
         path = urllib.parse.urlsplit(self.path).path
         params = self._params()
         routes = {
@@ -333,6 +420,8 @@ class Handler(BaseHTTPRequestHandler):
             "code_challenge_methods_supported": ["S256"],
             "scopes_supported": ["openid", "offline_access", "profile"],
         }
+        if st.k.get("dpop") and not st.k.get("dpop_unadvertised"):
+            meta["dpop_signing_alg_values_supported"] = ["ES256"]
         for name in st.k.get("discovery_omit", []):
             meta.pop(name, None)
         return meta
@@ -406,10 +495,24 @@ class Handler(BaseHTTPRequestHandler):
         access = secrets.token_urlsafe(32) + k.get("access_token_suffix", "")
         refresh = secrets.token_urlsafe(32)
         subject = (k.get("refresh_id_token_sub") if on_refresh else None) or k.get("id_token_sub", "scripted-user-1")
+        jkt = grant.get("jkt")
+        bound = jkt is not None and not k.get("dpop_bearer_answer")
+        if bound:
+            # A JWT access token (RFC 9068 shape) confirming the key (RFC 9449 §6.1).
+            cnf = "A" * 43 if k.get("dpop_cnf_mismatch") else jkt
+            key = st.signing_key()
+            now = int(time.time())
+            claims = {"iss": st.issuer, "sub": subject, "client_id": grant.get("client_id"), "iat": now,
+                      "exp": now + st.args.at_ttl, "jti": secrets.token_urlsafe(16), "cnf": {"jkt": cnf}}
+            signing_input = b64u(json.dumps({"alg": key.alg, "kid": key.kid, "typ": "at+jwt"}).encode()) + "." + \
+                b64u(json.dumps(claims).encode())
+            access = signing_input + "." + b64u(key.sign(signing_input.encode()))
         with st.lock:
             st.refresh_tokens[refresh] = grant
             st.access_tokens[access] = subject
-        body = {"access_token": access, "token_type": k.get("token_type", "Bearer"),
+            if bound:
+                st.access_jkt[access] = jkt
+        body = {"access_token": access, "token_type": "DPoP" if bound else k.get("token_type", "Bearer"),
                 "expires_in": st.args.at_ttl, "refresh_token": refresh, "scope": grant.get("scope", "openid")}
         if with_id_token and k.get("id_token", True):
             sub = k.get("refresh_id_token_sub") if on_refresh else None
@@ -444,6 +547,8 @@ class Handler(BaseHTTPRequestHandler):
         where = "refresh" if grant_type == "refresh_token" else "token"
         if self._fault_applies(where) or (where == "refresh" and self._fault_applies("token")):
             return self._inject_fault(params, where)
+        if not self._dpop_token_check(params):
+            return
         if grant_type == DEVICE_GRANT:
             return self._device_poll(params)
         if grant_type == "refresh_token":
@@ -451,6 +556,55 @@ class Handler(BaseHTTPRequestHandler):
         if grant_type == "authorization_code":
             return self._code_exchange(params)
         self._token_error(params, 400, "unsupported_grant_type", "unsupported_grant_type")
+
+    def _dpop_check(self, params, side: str, htm: str, htu: str, access_token=None) -> bool:
+        """Verifies the request's proof, when it has one, and answers the request when it fails.
+        True when the request may go on (no proof, or a good one; `self._dpop_jkt` is its key)."""
+        st, k = self.state, self.state.k
+        proof = self.headers.get("DPoP")
+        if proof is None or not k.get("dpop"):
+            return True
+        self._dpop_log = {"htm": htm, "htu": htu, "ok": False, "reason": None, "jkt": None, "nonce": None}
+        try:
+            header, claims = verify_dpop_proof(proof, htm, htu, access_token)
+        except ValueError as e:
+            self._dpop_log["reason"] = str(e)
+            return self._dpop_refuse(params, side, "invalid_dpop_proof", str(e))
+        jkt = jwk_thumbprint(header["jwk"])
+        self._dpop_log.update(jkt=jkt, nonce=claims.get("nonce"))
+        with st.lock:
+            replayed = claims["jti"] in st.dpop_jtis
+            st.dpop_jtis.add(claims["jti"])
+        if replayed:
+            self._dpop_log["reason"] = "jti reused"
+            return self._dpop_refuse(params, side, "invalid_dpop_proof", "jti reused")
+        if k.get(f"dpop_nonce_{side}"):
+            with st.lock:
+                current = st.nonces[side]
+                accepted = current is not None and claims.get("nonce") == current and not k.get("dpop_nonce_rotate")
+                if not accepted:
+                    st.nonces[side] = secrets.token_urlsafe(12)
+                nonce = st.nonces[side]
+            if not accepted:
+                self._dpop_log["reason"] = "nonce required"
+                return self._dpop_refuse(params, side, "use_dpop_nonce", "a fresh nonce is required", nonce=nonce)
+        self._dpop_log["ok"] = True
+        self._dpop_jkt = jkt
+        return True
+
+    def _dpop_refuse(self, params, side: str, error: str, why: str, nonce=None) -> bool:
+        headers = {"DPoP-Nonce": nonce} if nonce else {}
+        if side == "resource":
+            headers["WWW-Authenticate"] = f'DPoP algs="ES256", error="{error}", error_description="{why}"'
+            self._send(401, json.dumps({"error": error}).encode(), headers=headers)
+            self._record(params, 401, "dpop-" + error)
+        else:
+            self._json(400, {"error": error, "error_description": why}, headers=headers)
+            self._record(params, 400, "dpop-" + error)
+        return False
+
+    def _dpop_token_check(self, params) -> bool:
+        return self._dpop_check(params, "token", "POST", self.state.base() + "/token")
 
     def _device_poll(self, params):
         st, k = self.state, self.state.k
@@ -516,7 +670,7 @@ class Handler(BaseHTTPRequestHandler):
                 dev["used"], reused = True, False
         if reused:
             return finish(400, "invalid_grant", "device_code-reused")
-        grant = {"client_id": dev["client_id"], "scope": dev["scope"]}
+        grant = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": self._dpop_jkt}
         finish(200, self._tokens(grant, with_id_token=True), "token-issued")
 
     def _refresh(self, params):
@@ -529,6 +683,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(400, b"", "text/plain") if k.get("refresh_empty_400") else \
                 self._json(400, {"error": "invalid_grant"})
             return self._record(params, 400, "refresh-refused")
+        if grant.get("jkt") is not None and grant["jkt"] != self._dpop_jkt:
+            # A bound refresh token needs a proof from the same key (RFC 9449 §5); it stays usable.
+            with st.lock:
+                st.refresh_tokens[token] = grant
+            return self._token_error(params, 400, "invalid_dpop_proof", "refresh-wrong-key")
         if st.args.refresh_delay:
             # Logged on arrival too, so a test knows the refresh (and its lock) is in flight.
             self._record(params, None, "refresh-received")
@@ -546,7 +705,7 @@ class Handler(BaseHTTPRequestHandler):
         with st.lock:
             st.codes[code] = {"client_id": params.get("client_id"), "scope": params.get("scope", "openid"),
                               "nonce": params.get("nonce"), "challenge": params.get("code_challenge"),
-                              "redirect_uri": redirect}
+                              "redirect_uri": redirect, "dpop_jkt": params.get("dpop_jkt")}
         query = urllib.parse.urlencode({"code": code, "state": params.get("state", ""), "iss": st.issuer})
         self._send(302, b"", "text/plain", {"Location": redirect + ("&" if "?" in redirect else "?") + query})
         self._record(params, 302, "authorize")
@@ -560,10 +719,16 @@ class Handler(BaseHTTPRequestHandler):
         verifier = params.get("code_verifier", "")
         if grant["challenge"] is None or b64u(hashlib.sha256(verifier.encode()).digest()) != grant["challenge"]:
             return self._token_error(params, 400, "invalid_grant", "pkce-mismatch")
+        if grant.get("dpop_jkt") is not None and grant["dpop_jkt"] != self._dpop_jkt:
+            # RFC 9449 §10: the code is bound to the dpop_jkt of the authorization request.
+            return self._token_error(params, 400, "invalid_dpop_proof", "dpop_jkt-mismatch")
+        grant["jkt"] = self._dpop_jkt
         self._json(200, self._tokens(grant, with_id_token=True))
         self._record(params, 200, "token-issued")
 
     def _revoke(self, params):
+        if not self._dpop_check(params, "revoke", "POST", self.state.base() + "/revoke"):
+            return
         with self.state.lock:
             self.state.refresh_tokens.pop(params.get("token", ""), None)
             self.state.access_tokens.pop(params.get("token", ""), None)
@@ -580,8 +745,22 @@ class Handler(BaseHTTPRequestHandler):
         with st.lock:
             st.resource_calls += 1
             call = st.resource_calls
-            subject = st.access_tokens.get(credential) if scheme.lower() == "bearer" else None
+            jkt = st.access_jkt.get(credential)
+            subject = st.access_tokens.get(credential)
+            # A bound token is only good as `DPoP`; a bearer one only as `Bearer`.
+            if (jkt is not None) != (scheme.lower() == "dpop") or scheme.lower() not in ("bearer", "dpop"):
+                subject = None
         challenge = 'Bearer realm="scripted-idp"'
+        if jkt is not None and scheme.lower() == "dpop":
+            if self.headers.get("DPoP") is None:
+                self._dpop_log = {"ok": False, "reason": "no proof"}
+                return self._dpop_refuse(params, "resource", "invalid_dpop_proof", "no proof")
+            if not self._dpop_check(params, "resource", "GET", st.base() + "/resource", access_token=credential):
+                return
+            if self._dpop_jkt != jkt:
+                # The check Glewlwyd's /userinfo leaves out: the proof's key must be the token's.
+                self._dpop_log.update(ok=False, reason="proof key is not cnf.jkt")
+                return self._dpop_refuse(params, "resource", "invalid_dpop_proof", "proof key is not the token's")
         if not scheme:
             # No credentials at all: a bare challenge, no error code (RFC 6750 §3.1).
             self._send(401, b'{"error":"unauthorized"}', headers={"WWW-Authenticate": challenge})
