@@ -6,6 +6,7 @@ server, independently of Latchkey's own code, and is the harness self-test for t
 
 usage: dpop_probe.py --issuer ISSUER --client-id ID [--ca-file PEM] [--nonce]
                      [--confidential-client-id ID --confidential-secret-file FILE]
+       dpop_probe.py --thumbprint-of PROOF   (prints the RFC 7638 thumbprint of the proof's jwk)
   without --nonce (plugin `dpop`): binding, refresh with the same key, refusals of another key /
       a reused jti / a wrong htu / no proof (the refresh token stays usable), /userinfo as a DPoP
       resource (ath; Bearer refused; any key passes), revocation (public client: Glewlwyd's /revoke
@@ -329,7 +330,17 @@ class Probe:
         self.check("nonce: userinfo with the nonce -> 200", u.status == 200, u.summary())
 
 
+def thumbprint_of_proof(proof: str) -> str:
+    """The RFC 7638 thumbprint of the `jwk` in a DPoP proof's header (for the integration tests)."""
+    jwk = json.loads(b64u_decode(proof.split(".")[0]))["jwk"]
+    canonical = json.dumps({k: jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"))
+    return b64u(hashlib.sha256(canonical.encode()).digest())
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--thumbprint-of":
+        print(thumbprint_of_proof(sys.argv[2].strip()))
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--issuer", default=os.environ.get("LATCHKEY_IT_ISSUER_DPOP"))
     ap.add_argument("--client-id", default=os.environ.get("LATCHKEY_IT_CLIENT_DPOP_PROBE"))
