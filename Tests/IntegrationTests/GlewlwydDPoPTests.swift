@@ -68,7 +68,7 @@ struct GlewlwydDPoPTests {
         let mode = dpopMode.map { ["--dpop", $0] } ?? []
         let outcome = try GlewlwydDeviceFlowTests.login(ws, dpop.base, issuer: issuer, client: client ?? dpop.client,
                                                         extra: mode + extra)
-        #expect(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
+        try #require(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
         return Session(ws: ws, outcome: outcome)
     }
 
