@@ -40,6 +40,8 @@ public struct AuthorizationCodeFlow: Sendable {
         ]
         if !client.configuration.scopes.isEmpty { params.append(("scope", client.configuration.scopeString)) }
         params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
+        // RFC 9449 §10: binds the authorization code to the session's key.
+        if let key = client.dpopKey { params.append(("dpop_jkt", key.thumbprint)) }
         var text = endpoint.absoluteString
         text += (endpoint.query == nil ? "?" : "&") + FormURLEncoding.encode(params)
         guard let url = HTTPURL(string: text) else { throw .protocolViolation("cannot build the authorization URL") }

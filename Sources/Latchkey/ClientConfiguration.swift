@@ -83,6 +83,8 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var leeway: Double
     /// Named provider quirks that relax an exact check (off by default).
     public var quirks: ProviderQuirks
+    /// DPoP (RFC 9449): when tokens are bound to a per-session key.
+    public var dpop: DPoPMode
 
     /// The scopes used when none are given.
     public static let defaultScopes = ["openid", "offline_access"]
@@ -91,7 +93,7 @@ public struct ClientConfiguration: Sendable, Equatable {
     public init(issuer: String, clientID: String, scopes: [String] = ClientConfiguration.defaultScopes,
                 authMethod: ClientAuthMethod = .none, redirectURI: String? = nil, pkce: PKCEMode = .auto,
                 endpoints: EndpointOverrides = EndpointOverrides(), allowedAlgorithms: [String]? = nil,
-                leeway: Double = 60, quirks: ProviderQuirks = ProviderQuirks()) {
+                leeway: Double = 60, quirks: ProviderQuirks = ProviderQuirks(), dpop: DPoPMode = .auto) {
         self.issuer = issuer
         self.clientID = clientID
         self.scopes = scopes
@@ -102,6 +104,7 @@ public struct ClientConfiguration: Sendable, Equatable {
         self.allowedAlgorithms = allowedAlgorithms
         self.leeway = leeway
         self.quirks = quirks
+        self.dpop = dpop
     }
 
     /// The scopes as the space-separated `scope` parameter.

@@ -17,6 +17,7 @@ extension ClientConfiguration {
         o.setIfPresent("allowed_algorithms", allowedAlgorithms)
         o["leeway"] = .seconds(leeway)
         if !quirks.isEmpty { o["quirks"] = .object(quirks.json) }
+        o["dpop"] = .string(dpop.rawValue)
         return o
     }
 
@@ -35,6 +36,7 @@ extension ClientConfiguration {
             leeway = l
         }
         if let q = try m.object("quirks") { quirks = try ProviderQuirks(members: q) }
+        if let mode = try m.enumeration("dpop", DPoPMode.self) { dpop = mode }
     }
 }
 

@@ -12,6 +12,9 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case unusableRedirectURI(String, reason: String)
     /// The paste flow was asked for without a way to read the pasted text.
     case missingPasteReader
+    /// A public client asked for `offline_access` without DPoP while the policy demands that its
+    /// refresh token be bound (`OfflineAccessPolicy.requireDPoP`).
+    case offlineAccessWithoutDPoP
 
     /// One line.
     public var description: String {
@@ -22,6 +25,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
             return "issuer \(issuer) must be an https URL without query or fragment (http only for loopback)"
         case .unusableRedirectURI(let uri, let reason): return "\(reason), got \(uri)"
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
+        case .offlineAccessWithoutDPoP:
+            return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"
         }
     }
 }

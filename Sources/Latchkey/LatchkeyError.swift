@@ -30,6 +30,9 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case storage(any Error)
     /// The configuration cannot work, e.g. no device endpoint known.
     case configuration(ConfigurationProblem)
+    /// A DPoP exchange broke RFC 9449 (a Bearer answer under `always`, a foreign `cnf.jkt`, a nonce
+    /// asked for twice).
+    case tokenBinding(TokenBindingProblem)
     /// The task was cancelled (SIGINT).
     case cancelled
 
@@ -63,7 +66,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied: return .denied
         case .expired, .timedOut: return .expired
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
-        case .protocolViolation, .oauth, .issuerMismatch: return .protocolViolation
+        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding: return .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
         case .configuration: return .configuration
@@ -80,7 +83,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .expired(_, let oauthCode): return oauthCode ?? "expired_token"
         case .timedOut: return "timed_out"
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
-        case .protocolViolation: return "protocol_violation"
+        case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .issuerMismatch: return "issuer_mismatch"
         case .verification: return "verification_failed"
@@ -105,6 +108,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .verification(let e): return "token verification failed: \(e.description)"
         case .storage(let e): return "token storage failed: \(e)"
         case .configuration(let problem): return problem.description
+        case .tokenBinding(let problem): return "protocol error: \(problem.description)"
         case .cancelled: return "cancelled"
         }
     }

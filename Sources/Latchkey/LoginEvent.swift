@@ -12,8 +12,12 @@ public enum LoginEvent: Sendable {
     case slowDown(interval: Int)
     /// Device flow: a network error or 5xx; retrying in `nextPollIn` seconds (the reason is one line).
     case retrying(reason: String, nextPollIn: Int)
-    /// Signed in and saved.
-    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool)
+    /// A public client asked for `offline_access` without DPoP: its refresh token will be a bearer
+    /// secret on this device. Sent before the flow starts.
+    case offlineAccessWithoutDPoP
+    /// Signed in and saved; `tokenBinding` says whether the tokens are bound to the session's key.
+    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool,
+                    tokenBinding: TokenBinding)
 }
 
 /// Where events go. Called synchronously from the flow; must not block.

@@ -27,6 +27,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var grantTypesSupported: [String]?
     /// Advertised client auth methods (informational only, same reason).
     public var tokenEndpointAuthMethodsSupported: [String]?
+    /// RFC 9449 §5.1: the proof algorithms the server accepts; `--dpop auto` uses DPoP when ES256 is listed.
+    public var dpopSigningAlgValuesSupported: [String]?
     /// RFC 9207: the server sends `iss` in authorization responses.
     public var authorizationResponseIssParameterSupported: Bool?
 
@@ -49,7 +51,8 @@ extension ProviderMetadata {
         [("id_token_signing_alg_values_supported", \.idTokenSigningAlgValuesSupported),
          ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
          ("grant_types_supported", \.grantTypesSupported),
-         ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported)]
+         ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
+         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported)]
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {

@@ -42,7 +42,13 @@ struct Refresher: Sendable {
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
-        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
+        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
+        if let dpop = session.dpop {
+            // A bound session refreshes with a proof from its key, and its tokens must stay bound.
+            pipeline.nonces.merge(dpop.nonces)
+            client.pipeline.authenticators.append(DPoPAuthenticator(key: try dpop.key(random: pipeline.random)))
+            client.requiresBinding = true
+        }
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken: refreshToken)
@@ -58,6 +64,7 @@ struct Refresher: Sendable {
         updated.token = response.token(at: now, previous: session.token)
         updated.token.idToken = session.token.idToken
         updated.updatedAt = now
+        updated.dpop?.nonces = pipeline.nonces.all
 
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {

@@ -115,6 +115,7 @@ public actor Session: TokenSource {
     /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`.
     @discardableResult
     public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
+                       offlineAccess: OfflineAccessPolicy = .warn,
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
         let meta: ProviderMetadata
@@ -124,7 +125,15 @@ public actor Session: TokenSource {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
                                                         overrides: configuration.endpoints, quirks: configuration.quirks)
         }
-        let client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline())
+        // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
+        let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
+        let offline = OfflineAccessPolicy.applies(to: configuration)
+        if offline && dpopKey == nil {
+            if offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
+            events(.offlineAccessWithoutDPoP)
+        }
+        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey))
+        if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
         var nonce: String?
         switch flow {
@@ -155,9 +164,12 @@ public actor Session: TokenSource {
         }
         var token = response.token(at: receivedAt)
         token.idToken = verified?.compact
+        let binding = TokenBinding(token)
+        // A Bearer answer under `auto` leaves the session unbound: the key is not kept.
+        let dpop = binding == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.all) } : nil
         let session = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
                                     subject: verified?.subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
-                                    createdAt: receivedAt, updatedAt: receivedAt)
+                                    createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
         let store = self.store
         do {
             try await store.withLock { try store.save(session) }
@@ -165,7 +177,7 @@ public actor Session: TokenSource {
             throw Self.mapped(error)
         }
         events(.authorized(issuer: meta.issuer, subject: verified?.subject, scope: token.scope,
-                           expiresAt: token.expiresAt, idTokenVerified: verified != nil))
+                           expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
         return session
     }
 
@@ -194,7 +206,11 @@ public actor Session: TokenSource {
                     switch pipeline {
                     case .failure(let error):
                         warnings.append(.failed(session.token.refreshToken == nil ? .accessToken : .refreshToken, error))
-                    case .success(let pipeline):
+                    case .success(var pipeline):
+                        if let dpop = session.dpop {
+                            pipeline.nonces.merge(dpop.nonces)
+                            if let key = try? dpop.key(random: pipeline.random) { pipeline.authenticators.append(DPoPAuthenticator(key: key)) }
+                        }
                         let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
                         if let refreshToken = session.token.refreshToken,
                            let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken) {
@@ -239,15 +255,17 @@ public actor Session: TokenSource {
         return set
     }
 
-    /// The request pipeline: the client's authentication, the transports, and this session's nonces.
-    func pipeline() throws(LatchkeyError) -> ProviderPipeline {
+    /// The request pipeline: the client's authentication, the transports, and this session's nonces;
+    /// with `dpop`, proofs from that key too.
+    func pipeline(dpop: DPoPKey? = nil) throws(LatchkeyError) -> ProviderPipeline {
         let authenticator: any RequestAuthenticator
         if let clientAuthentication {
             authenticator = clientAuthentication
         } else {
             authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
         }
-        return ProviderPipeline(transports: transports, authenticators: [authenticator], time: time, random: random, nonces: nonces)
+        let proofs: [any RequestAuthenticator] = dpop.map { [DPoPAuthenticator(key: $0)] } ?? []
+        return ProviderPipeline(transports: transports, authenticators: [authenticator] + proofs, time: time, random: random, nonces: nonces)
     }
 
     private func loadSession() throws(LatchkeyError) -> StoredSession? {
@@ -259,6 +277,20 @@ public actor Session: TokenSource {
         if error is CancellationError { return .cancelled }
         return .storage(error)
     }
+}
+
+extension Session: DPoPProofSource {
+    /// A proof for a resource request with `accessToken`, from the stored session's key.
+    public func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String {
+        guard let session = try loadSession(), let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
+        nonces.merge(dpop.nonces)
+        return try dpop.key(random: random).proof(method: method, url: url, accessToken: accessToken,
+                                                  nonce: nonces.nonce(for: url), at: time.now(), random: random)
+    }
+
+    /// Remembers a resource server's nonce for this process (the token file keeps the authorization
+    /// server's, saved with each refresh).
+    public func rememberNonce(_ nonce: String, for url: HTTPURL) async { nonces.remember(nonce, for: url) }
 }
 
 /// Which sign-in flow to run.

@@ -21,10 +21,14 @@ public struct StoredSession: Sendable, Equatable {
     public var createdAt: Timestamp
     /// When the tokens were last obtained or refreshed.
     public var updatedAt: Timestamp
+    /// The DPoP key and nonces of a bound session (RFC 9449); nil for bearer sessions and for
+    /// files written before DPoP.
+    public var dpop: DPoPBinding?
 
     /// Makes a session value.
     public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
-                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp) {
+                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp,
+                dpop: DPoPBinding? = nil) {
         self.profile = profile
         self.issuer = issuer
         self.clientID = clientID
@@ -34,5 +38,6 @@ public struct StoredSession: Sendable, Equatable {
         self.metadata = metadata
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.dpop = dpop
     }
 }

@@ -11,12 +11,22 @@ public struct TokenClient: Sendable {
     public let metadata: ProviderMetadata
     /// How requests are authenticated and sent.
     public var pipeline: ProviderPipeline
+    /// True refuses a `Bearer` answer to a DPoP proof: `DPoPMode.always`, or a bound session
+    /// refreshing (its refresh token stays bound).
+    public var requiresBinding: Bool
 
     /// Makes a client whose requests run through `pipeline`.
     public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
         self.configuration = configuration
         self.metadata = metadata
         self.pipeline = pipeline
+        self.requiresBinding = configuration.dpop == .always
+    }
+
+    /// The DPoP key whose proofs this client's requests carry, if any.
+    public var dpopKey: DPoPKey? {
+        for case let dpop as DPoPAuthenticator in pipeline.authenticators { return dpop.key }
+        return nil
     }
 
     /// Makes a client authenticated as `configuration.authMethod` says; `clientSecret` is only used
@@ -43,7 +53,17 @@ public struct TokenClient: Sendable {
     public func request(_ params: [(String, String)]) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
         let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: params))
-        return (TokenResponse.parse(response), response)
+        let outcome = TokenResponse.parse(response)
+        switch outcome {
+        case .token(let token):
+            try TokenBindingCheck.check(token, proofKey: dpopKey, requireBinding: requiresBinding)
+        case .error(.server("use_dpop_nonce", _, _)) where dpopKey != nil:
+            // The pipeline already retried once with the nonce it got (RFC 9449 §8).
+            throw .tokenBinding(.nonceRequestedTwice(.token))
+        case .error:
+            break
+        }
+        return (outcome, response)
     }
 
     /// Exchanges an authorization code (RFC 6749 §4.1.3 with RFC 7636 §4.5's `code_verifier`).
@@ -74,9 +94,11 @@ public struct TokenClient: Sendable {
             if response.status == 401, configuration.authMethod == .none, let accessToken {
                 var bearer = request
                 bearer.form.append(("client_id", configuration.clientID))
-                bearer.setHeader("Authorization", "Bearer " + accessToken)
+                // A bound access token goes as `DPoP` with a proof carrying its `ath` (RFC 9449 §7.1).
+                let key = dpopKey
+                bearer.setHeader("Authorization", (key == nil ? "Bearer " : "DPoP ") + accessToken)
                 var plain = pipeline
-                plain.authenticators = []
+                plain.authenticators = key.map { [DPoPAuthenticator(key: $0)] } ?? []
                 response = try await plain.send(bearer)
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.

@@ -5,7 +5,7 @@ import LatchkeyJOSE
 public struct TokenResponse: Sendable, Equatable {
     /// The access token. Secret.
     public var accessToken: String
-    /// `Bearer`, normalised (providers send `bearer` too); `parse` refuses any other type.
+    /// `Bearer` or `DPoP`, normalised (providers send `bearer` too); `parse` refuses any other type.
     public var tokenType: String
     /// A new refresh token, when issued (rotation).
     public var refreshToken: String?
@@ -62,15 +62,17 @@ public struct TokenResponse: Sendable, Equatable {
         guard TokenCharacters.areVSCHAR(access) else {
             return .error(.malformedResponse("access_token has characters outside RFC 6749's VSCHAR (%x20-7E)"))
         }
-        // RFC 6749 §7.1: a client must not use a token whose type it does not understand. Only Bearer
-        // (RFC 6750, any case: Glewlwyd and GitHub send `bearer`) is understood; DPoP needs proofs this
-        // client does not make yet. A missing token_type is taken as Bearer, as providers omit it.
-        let type = "Bearer"
+        // RFC 6749 §7.1: a client must not use a token whose type it does not understand: Bearer
+        // (RFC 6750, any case: Glewlwyd and GitHub send `bearer`) and DPoP (RFC 9449; whether a
+        // proof was sent is `TokenBindingCheck`'s question). A missing token_type is taken as
+        // Bearer, as providers omit it.
+        var type = "Bearer"
         switch object["token_type"] {
         case nil, .null?: break
         case .string(let raw)? where raw.lowercased() == "bearer": break
+        case .string(let raw)? where raw.lowercased() == "dpop": type = "DPoP"
         case .string(let raw)?:
-            return .error(.malformedResponse("token_type \"\(raw)\" is not supported: expected Bearer"))
+            return .error(.malformedResponse("token_type \"\(raw)\" is not supported: expected Bearer or DPoP"))
         default:
             return .error(.malformedResponse("token_type is not a string"))
         }

@@ -94,8 +94,9 @@ struct LoginEventJSONTests {
         let url = try #require(HTTPURL(string: "https://i/authorize?x=1"))
         #expect(LoginPresenter.jsonLine(.authorizationURL(url)).jsonText == #"{"event":"authorization_url","url":"https://i/authorize?x=1"}"#)
         let authorized = LoginPresenter.jsonLine(.authorized(issuer: "https://i", subject: nil, scope: "openid",
-                                                             expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false))
-        #expect(authorized.jsonText == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false}"#)
+                                                             expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false,
+                                                             tokenBinding: .dpop))
+        #expect(authorized.jsonText == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false,"token_binding":"dpop"}"#)
     }
 }
 

@@ -1,3 +1,5 @@
+import FoundationEssentials
+import LatchkeyCrypto
 import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
@@ -42,7 +44,7 @@ import LatchkeyJOSE
         var c = ClientConfiguration(issuer: "https://idp.example", clientID: "device", scopes: ["openid", "x"],
                                     authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
-                                    quirks: ProviderQuirks(entraTenantIssuer: true))
+                                    quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
         for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
@@ -54,7 +56,7 @@ import LatchkeyJOSE
         let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
                                        "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
                                        "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
-                                       "leeway": "leeway", "quirks": "quirks"]
+                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop"]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
@@ -68,9 +70,21 @@ import LatchkeyJOSE
             token: Token(accessToken: "at", tokenType: "Bearer", refreshToken: "rt",
                          expiresAt: Timestamp(timeIntervalSince1970: 1_796_120_420.5), scope: "openid", idToken: "h.p.s"),
             subject: "sub", idTokenClaimsJSON: #"{"sub":"sub"}"#, metadata: Self.fullMetadata(),
-            createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25))
+            createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25),
+            dpop: DPoPBinding(privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
+        #expect(back.dpop?.privateScalar.bytes == Array(1...32))
+        // A file written before DPoP (no `dpop` member) opens as an unbound session.
+        var old = session
+        old.dpop = nil
+        let oldBytes = StoredSessionPayload.encode(old)
+        #expect(try JSONParser().parseObject(oldBytes)["dpop"] == nil)
+        #expect(try StoredSessionPayload.decode(oldBytes).dpop == nil)
+        // A stored scalar of the wrong size is refused, not half-used.
+        var text = String(decoding: StoredSessionPayload.encode(session), as: UTF8.self)
+        text = text.replacing(Base64URL.encode(Array(UInt8(1)...32)), with: "AAAA")
+        #expect(throws: (any Error).self) { try StoredSessionPayload.decode(Array(text.utf8)) }
         for label in Mirror(reflecting: session).children.compactMap(\.label) + Mirror(reflecting: session.token).children.compactMap(\.label) {
             // Every stored property is written under its own name (the names wave 1 used).
             let object = try JSONParser().parseObject(StoredSessionPayload.encode(session))

@@ -298,7 +298,7 @@ import LatchkeyTesting
         #expect(saved.metadata.tokenEndpoint == "https://idp.example/token")
         #expect(store.session == saved)
         #expect(t.sent(to: "/jwks").count == 1)
-        guard case .authorized(let issuer, let subject, _, _, let verified) = events.all.last else {
+        guard case .authorized(let issuer, let subject, _, _, let verified, _) = events.all.last else {
             Issue.record("no authorized event"); return
         }
         #expect(issuer == TestIssuer.issuer && subject == "user-1" && verified)

@@ -15,6 +15,11 @@ public final class ServerNonces: Sendable {
     /// Remembers `nonce` for `url`'s origin, replacing an older one.
     public func remember(_ nonce: String, for url: HTTPURL) { values.withLock { $0[url.origin] = nonce } }
 
+    /// Adds `remembered` (origin → nonce, e.g. from a session file) where no newer nonce is held.
+    public func merge(_ remembered: [String: String]) {
+        values.withLock { for (origin, nonce) in remembered where $0[origin] == nil { $0[origin] = nonce } }
+    }
+
     /// Everything remembered, origin → nonce.
     public var all: [String: String] { values.withLock { $0 } }
 }

@@ -5,6 +5,10 @@ import LatchkeyHTTP
 /// `401 … error="invalid_token"` (RFC 6750 §3.1), and never sends the token to an origin it was not
 /// given. Redirects are followed only within the same origin (at most `request.maxRedirects`); a
 /// redirect elsewhere is returned as it is, unfollowed, for the caller to report.
+///
+/// A DPoP-bound token (RFC 9449 §7) goes as `Authorization: DPoP …` with a fresh proof carrying
+/// `ath` on every request (each redirect hop too); a `401 … error="use_dpop_nonce"` is retried once
+/// with the server's `DPoP-Nonce`, and a second one is a protocol violation.
 public struct AuthorizedTransport: HTTPTransport {
     /// The transport underneath.
     public let base: any HTTPTransport
@@ -12,12 +16,16 @@ public struct AuthorizedTransport: HTTPTransport {
     public let source: any TokenSource
     /// The origins (`https://host[:port]`) the token may be sent to.
     public let allowedOrigins: [String]
+    /// Proofs for DPoP-bound tokens: `proofs` when given, else the source itself when it is one
+    /// (a `Session`).
+    public let proofs: (any DPoPProofSource)?
 
     /// Makes a transport that sends the token only to the origins of `allowed` (at least one).
-    public init(base: any HTTPTransport, source: any TokenSource, allowed: [HTTPURL]) {
+    public init(base: any HTTPTransport, source: any TokenSource, allowed: [HTTPURL], proofs: (any DPoPProofSource)? = nil) {
         self.base = base
         self.source = source
         self.allowedOrigins = allowed.map(\.origin)
+        self.proofs = proofs ?? (source as? any DPoPProofSource)
     }
 
     /// Sends `request` with the token; a request to another origin is refused before any token is read.
@@ -26,7 +34,12 @@ public struct AuthorizedTransport: HTTPTransport {
             throw AuthorizedTransportError.originNotAllowed(request.url.origin)
         }
         let token = try await source.token()
-        let response = try await sendFollowingSameOrigin(request, token: token)
+        var response = try await sendFollowingSameOrigin(request, token: token)
+        if TokenBinding(token) == .dpop, DPoPAuthenticator.isNonceError(response) {
+            // RFC 9449 §9: one retry with the nonce the resource server just gave (remembered on receipt).
+            response = try await sendFollowingSameOrigin(request, token: token)
+            if DPoPAuthenticator.isNonceError(response) { throw LatchkeyError.tokenBinding(.nonceRequestedTwice(.resource)) }
+        }
         guard response.status == 401,
               AuthenticationChallenge.hasError("invalid_token", scheme: token.tokenType, in: response.header("WWW-Authenticate"))
         else { return response }
@@ -41,9 +54,17 @@ public struct AuthorizedTransport: HTTPTransport {
         var redirects = 0
         while true {
             var authorized = current
-            authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") }
+            authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") || HeaderName.equal($0.name, "DPoP") }
             authorized.headers.append(("Authorization", token.tokenType + " " + token.accessToken))
+            if TokenBinding(token) == .dpop {
+                guard let proofs else { throw LatchkeyError.tokenBinding(.missingKey) }
+                authorized.headers.append(("DPoP", try await proofs.dpopProof(method: current.method, url: current.url,
+                                                                               accessToken: token.accessToken)))
+            }
             let response = try await base.send(authorized)
+            if let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
+                await proofs.rememberNonce(nonce, for: current.url)
+            }
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
                   redirects < request.maxRedirects,
                   let next = try? current.url.resolving(location), next.origin == current.url.origin

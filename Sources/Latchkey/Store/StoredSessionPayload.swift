@@ -1,3 +1,4 @@
+import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -23,6 +24,7 @@ enum StoredSessionPayload {
         o["metadata"] = .object(session.metadata.json)
         o["createdAt"] = .seconds(session.createdAt.timeIntervalSince1970)
         o["updatedAt"] = .seconds(session.updatedAt.timeIntervalSince1970)
+        if let dpop = session.dpop { o["dpop"] = .object(binding(dpop)) }
         return Array(JSONValue.object(o).jsonText.utf8)
     }
 
@@ -42,7 +44,30 @@ enum StoredSessionPayload {
             idTokenClaimsJSON: try root.string("idTokenClaimsJSON"),
             metadata: try ProviderMetadata(json: try root.requiredObject("metadata").object),
             createdAt: try time(root, "createdAt"),
-            updatedAt: try time(root, "updatedAt"))
+            updatedAt: try time(root, "updatedAt"),
+            dpop: try root.object("dpop").map(binding))
+    }
+
+    /// `{"key": base64url(scalar), "nonces": {origin: nonce}}`. The scalar's base64url text is a
+    /// copy of the secret in a Swift string; it lives only as long as this encode or decode.
+    private static func binding(_ b: DPoPBinding) -> JSONObject {
+        var o = JSONObject()
+        o["key"] = .string(b.privateScalar.withUnsafeBytes { Base64URL.encode($0) })
+        var nonces = JSONObject()
+        for (origin, nonce) in b.nonces.sorted(by: { $0.key < $1.key }) { nonces[origin] = .string(nonce) }
+        o["nonces"] = .object(nonces)
+        return o
+    }
+
+    private static func binding(_ m: JSONMembers) throws -> DPoPBinding {
+        var scalar = try Base64URL.decode(try m.requiredString("key"))
+        defer { for i in scalar.indices { scalar[i] = 0 } }
+        guard scalar.count == 32 else { throw DocumentError.invalid(member: "dpop.key", reason: "must be a 32-byte P-256 scalar") }
+        var nonces: [String: String] = [:]
+        if let n = try m.object("nonces") {
+            for (origin, value) in n.object { if let v = value.stringValue { nonces[origin] = v } }
+        }
+        return DPoPBinding(privateScalar: SecretBytes(scalar), nonces: nonces)
     }
 
     private static func token(_ t: Token) -> JSONObject {

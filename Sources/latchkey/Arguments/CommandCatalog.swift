@@ -50,6 +50,12 @@ enum CommandCatalog {
             .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
             .value("revocation-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
             .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
+            .value("dpop", "auto|always|never",
+                   help: "bind the tokens to a per-session key (RFC 9449); auto: when the provider offers ES256; remembered",
+                   default: "auto"),
+            .flag("require-dpop-for-offline-access",
+                  help: "refuse (exit 2) rather than warn when a public client's offline_access token would not be DPoP-bound",
+                  default: "off"),
             .value("key-source", "machine|passphrase|credential|file:PATH",
                    help: "how the token file is encrypted; fixed at first login", default: "machine"),
             passphraseFile,
@@ -68,8 +74,26 @@ enum CommandCatalog {
         argumentsUsage: "", maxPositionals: 0,
         options: [
             .value("format", "bare|header|json|exec-credential", help: "output format", default: "bare"),
+            .value("method", "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
+            .value("url", "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
             .value("min-ttl", "SECONDS", help: "refresh when the token expires within SECONDS", default: "60"),
             .flag("force-refresh", help: "refresh even when the token is still valid", default: "off"),
+            clientSecretFile,
+            passphraseFile,
+        ])
+
+    static let proof = CommandSpec(
+        name: "proof", aliases: [], summary: "print a DPoP proof for one request",
+        details: """
+        Prints a DPoP proof JWT (RFC 9449) for one request with the current access token (ath), for
+        tools that send the request themselves: -H "DPoP: $(latchkey proof --method GET --url URL)".
+        Exits 3 when not signed in, 2 when the session is not DPoP-bound.
+        """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [
+            .value("method", "M", help: "the request's HTTP method (required)"),
+            .value("url", "URL", help: "the request's URL (required)"),
+            .value("min-ttl", "SECONDS", help: "refresh when the token expires within SECONDS", default: "60"),
             clientSecretFile,
             passphraseFile,
         ])
@@ -147,5 +171,5 @@ enum CommandCatalog {
         argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
 
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [login, token, idToken, claims, status, refresh, logout, verify, discover, profiles]
+    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles]
 }

@@ -45,7 +45,9 @@ enum LoginCommand {
             return try await StandardInputLine.read()
         }
         _ = try await TerminationSignals.startWatching().run {
-            try await session.signIn(flow: flow, timeout: timeout, pasteReader: flow == .paste ? pasteReader : nil,
+            try await session.signIn(flow: flow, timeout: timeout,
+                                     offlineAccess: context.arguments.has("require-dpop-for-offline-access") ? .requireDPoP : .warn,
+                                     pasteReader: flow == .paste ? pasteReader : nil,
                                      events: { presenter.handle($0) })
         }
         try access.profiles.save(settings, profile: access.profile)
@@ -76,6 +78,9 @@ enum LoginCommand {
         }
         if args.has("pkce") {
             client.pkce = PKCEMode(rawValue: try args.choice("pkce", PKCEMode.allCases.map(\.rawValue), default: "auto"))!
+        }
+        if args.has("dpop") {
+            client.dpop = DPoPMode(rawValue: try args.choice("dpop", DPoPMode.allCases.map(\.rawValue), default: "auto"))!
         }
         let secret = try SecretInput.clientSecret(context)
         if args.has("auth-method") {

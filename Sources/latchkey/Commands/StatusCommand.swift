@@ -53,6 +53,7 @@ enum StatusCommand {
             if settings?.keySource == .machine { files["machine_key"] = .string(paths.machineKey) }
         }
         o["files"] = .object(files)
+        o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
         return .object(o)
     }
 
@@ -74,6 +75,7 @@ enum StatusCommand {
                 rows.append(("access token", "held, no expiry given"))
             }
             rows.append(("refresh token", session.token.refreshToken != nil ? "held" : "none"))
+            rows.append(("token binding", TokenBinding(session.token).rawValue))
             if let scope = session.token.scope { rows.append(("scope", scope)) }
         } else {
             rows.append(("signed in", "no"))

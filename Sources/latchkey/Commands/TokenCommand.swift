@@ -1,3 +1,4 @@
+import LatchkeyCrypto
 import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
@@ -14,17 +15,29 @@ enum TokenCommand {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
         let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
+        let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
-        let cached: Token?
-        do { cached = try store.cachedToken(minTTL: minTTL, at: Timestamp.now()) } catch {
-            if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: access.profile) }
-            throw error
-        }
-        guard !args.has("force-refresh"), let cached else { return nil }
-        context.console.out(render(try printable(cached), format: format))
+        // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
+        guard let session = try store.loadTyped() else { throw CommandFailure.notSignedIn(profile: access.profile) }
+        let now = Timestamp.now()
+        guard !args.has("force-refresh"), session.token.isValid(at: now, minTTL: minTTL) else { return nil }
+        context.console.out(try output(session, format: format, target: target, now: now))
         return 0
+    }
+
+    /// What `token` prints for `session`: for a DPoP-bound token in `--format header`, the two
+    /// lines `Authorization: DPoP …` and `DPoP: <proof>` for `target` (which must be given).
+    static func output(_ session: StoredSession, format: String, target: ProofTarget?, now: Timestamp) throws -> String {
+        let token = try printable(session.token)
+        guard format == "header", TokenBinding(token) == .dpop else { return render(token, format: format) }
+        guard let target else {
+            throw UsageError("--format header for a DPoP-bound token needs the request it is for: --method M --url URL",
+                             command: "token")
+        }
+        let proof = try session.dpopProof(method: target.method, url: target.url, at: now, random: try ProofTarget.random())
+        return render(token, format: format) + "DPoP: " + proof + "\n"
     }
 
     /// Refreshes (single-flight across processes, in the library) and prints the new token.
@@ -33,6 +46,7 @@ enum TokenCommand {
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
         let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
         let force = args.has("force-refresh")
+        let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
@@ -40,7 +54,9 @@ enum TokenCommand {
         let token = try await TerminationSignals.startWatching().run {
             try await session.validToken(minTTL: minTTL, forceRefresh: force)
         }
-        context.console.out(render(try printable(token), format: format))
+        guard var stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: access.profile) }
+        stored.token = token
+        context.console.out(try output(stored, format: format, target: target, now: Timestamp.now()))
         return 0
     }
 
@@ -53,7 +69,7 @@ enum TokenCommand {
               token.tokenType == "Bearer" || token.tokenType == "DPoP" else {
             // The message never quotes the token: it is a secret, and it is what cannot be printed.
             throw CommandFailure(exitCode: 7, code: "protocol_violation",
-                                 message: "the stored access token is not a valid OAuth token (RFC 6749 VSCHAR, type Bearer); not printing it",
+                                 message: "the stored access token is not a valid OAuth token (RFC 6749 VSCHAR, type Bearer or DPoP); not printing it",
                                  hint: "run `latchkey login` to get a new one")
         }
         return token

@@ -89,7 +89,7 @@ struct FailureReport: Sendable {
         case .network: return "check the network, proxy settings and --ca-file"
         case .oauth(let e, _) where e.code == "invalid_client" || e.code == "unauthorized_client":
             return "check --client-id, --auth-method and the client secret"
-        case .oauth, .protocolViolation: return "run with --verbose to see the exchange"
+        case .oauth, .protocolViolation, .tokenBinding: return "run with --verbose to see the exchange"
         case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
         case .storage: return "check the state directory, its permissions and the key source"
@@ -109,6 +109,9 @@ struct FailureReport: Sendable {
             return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
         case .missingClientSecret:
             return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET)"
+        case .offlineAccessWithoutDPoP:
+            return problem.description + " (--require-dpop-for-offline-access; the provider does not offer DPoP with ES256,"
+                + " so use --dpop always or drop offline_access from --scope)"
         default:
             return problem.description
         }

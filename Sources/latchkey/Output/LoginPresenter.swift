@@ -42,7 +42,10 @@ final class LoginPresenter: Sendable {
             statusLine?.setNote("checking every \(interval) s")
         case let .retrying(reason, next):
             say("Cannot reach the server (\(TerminalText.singleLine(reason))); retrying in \(next) s.")
-        case let .authorized(issuer, subject, _, expiresAt, verified):
+        case .offlineAccessWithoutDPoP:
+            console.warn("offline_access without DPoP: the refresh token is a bearer secret on this device"
+                         + " (--dpop always, or --require-dpop-for-offline-access to refuse)")
+        case let .authorized(issuer, subject, _, expiresAt, verified, _):
             stopTicking()
             guard !json else { return }
             // Issuer and subject come from the server (the ID token): sanitised before display.
@@ -91,11 +94,13 @@ final class LoginPresenter: Sendable {
             pairs = [("event", "pending"), ("next_poll_in", .integer(Int64(next)))]
         case let .slowDown(interval):
             pairs = [("event", "slow_down"), ("interval", .integer(Int64(interval)))]
-        case let .authorized(issuer, subject, scope, expiresAt, verified):
+        case .offlineAccessWithoutDPoP:
+            pairs = [("event", "warning"), ("warning", "offline_access_without_dpop")]
+        case let .authorized(issuer, subject, scope, expiresAt, verified, binding):
             pairs = [("event", "authorized"), ("issuer", .string(issuer)),
                      ("subject", subject.map(JSONValue.string) ?? .null), ("scope", scope.map(JSONValue.string) ?? .null),
                      ("expires_at", expiresAt.map { .string(RFC3339.format($0)) } ?? .null),
-                     ("id_token_verified", .bool(verified))]
+                     ("id_token_verified", .bool(verified)), ("token_binding", .string(binding.rawValue))]
         }
         return .object(JSONObject(pairs))
     }

@@ -6,6 +6,7 @@ enum CommandDispatch {
         if let code = try runSynchronously(context) { return code }
         switch command.name {
         case "token": return try await TokenCommand.run(context)
+        case "proof": return try await ProofCommand.run(context)
         case "login": return try await LoginCommand.run(context)
         case "refresh": return try await SessionCommands.refresh(context)
         case "logout": return try await SessionCommands.logout(context)
@@ -19,6 +20,7 @@ enum CommandDispatch {
     static func runSynchronously(_ context: CommandContext) throws -> Int32? {
         switch context.arguments.command?.name {
         case "token": return try TokenCommand.cached(context)
+        case "proof": return try ProofCommand.cached(context)
         case "id-token": return try StoredTokenCommands.idToken(context)
         case "claims": return try StoredTokenCommands.claims(context)
         case "status": return try StatusCommand.run(context)

@@ -7,7 +7,7 @@ func signIn(_ session: Session) async throws {
         switch event {
         case .verification(let authorization, let expiresAt):
             print("Open \(authorization.verificationURI) and enter \(authorization.userCode) before \(expiresAt)")
-        case .authorized(_, let subject, _, _, let idTokenVerified):
+        case .authorized(_, let subject, _, _, let idTokenVerified, _):
             print("Signed in as \(subject ?? "?") (ID token verified: \(idTokenVerified))")
         default:
             break

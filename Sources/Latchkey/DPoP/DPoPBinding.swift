@@ -1,0 +1,31 @@
+import LatchkeyCrypto
+
+/// What a DPoP-bound session keeps in the encrypted token file, and nowhere else: the key's
+/// private scalar and the last nonce each server handed out.
+public struct DPoPBinding: Sendable, Equatable {
+    /// The P-256 private scalar (32 bytes). Secret.
+    public var privateScalar: SecretBytes
+    /// Origin → the last `DPoP-Nonce` it sent.
+    public var nonces: [String: String]
+
+    /// Makes a value.
+    public init(privateScalar: SecretBytes, nonces: [String: String] = [:]) {
+        self.privateScalar = privateScalar
+        self.nonces = nonces
+    }
+
+    /// The binding of `key`.
+    public init(key: DPoPKey, nonces: [String: String] = [:]) {
+        self.init(privateScalar: key.rawScalar, nonces: nonces)
+    }
+
+    /// The key, ready to sign.
+    public func key(random: some RandomSource) throws(LatchkeyError) -> DPoPKey {
+        try DPoPKey(rawScalar: privateScalar, random: random)
+    }
+
+    /// Equal scalars (compared in constant time) and nonces.
+    public static func == (a: DPoPBinding, b: DPoPBinding) -> Bool {
+        ConstantTime.equals(a.privateScalar.bytes, b.privateScalar.bytes) && a.nonces == b.nonces
+    }
+}

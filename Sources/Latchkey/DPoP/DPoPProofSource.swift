@@ -1,0 +1,25 @@
+import LatchkeyCrypto
+import LatchkeyHTTP
+
+/// Where `AuthorizedTransport` gets proofs for a DPoP-bound access token, and tells the nonces
+/// resource servers hand out. `Session` is one; a program holding its own key can be another.
+public protocol DPoPProofSource: Sendable {
+    /// A proof (with `ath`) for sending `accessToken` with `method` to `url`.
+    func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String
+    /// Remembers the `DPoP-Nonce` that `url`'s server sent, for the next proof to it.
+    func rememberNonce(_ nonce: String, for url: HTTPURL) async
+}
+
+extension StoredSession {
+    /// A proof for a resource request with this session's access token, with the nonce remembered
+    /// for `url`'s origin (or `nonce`). Synchronous and offline: `latchkey token --format header`
+    /// and `proof` make one from the file alone. Throws `.tokenBinding(.missingKey)` when the
+    /// session is not DPoP-bound.
+    public func dpopProof(method: String, url: HTTPURL, nonce: String? = nil, at now: Timestamp,
+                          random: some RandomSource) throws(LatchkeyError) -> String {
+        guard let dpop, TokenBinding(token) == .dpop else { throw .tokenBinding(.missingKey) }
+        let key = try dpop.key(random: random)
+        return try key.proof(method: method, url: url, accessToken: token.accessToken,
+                             nonce: nonce ?? dpop.nonces[url.origin], at: now, random: random)
+    }
+}

@@ -1,0 +1,31 @@
+import LatchkeyJOSE
+
+/// The client-side checks of a token response when DPoP is in play (RFC 9449 §5, §6.1).
+public enum TokenBindingCheck {
+    /// Checks `response` given the key whose proof went with the request (nil: none was sent).
+    /// `requireBinding` refuses a `Bearer` answer to a proof (`DPoPMode.always`, or a bound
+    /// session refreshing); otherwise it is accepted and the session is simply not bound.
+    public static func check(_ response: TokenResponse, proofKey: DPoPKey?, requireBinding: Bool) throws(LatchkeyError) {
+        let bound = response.tokenType == "DPoP"
+        guard let proofKey else {
+            if bound { throw .tokenBinding(.unrequestedDPoP) }
+            return
+        }
+        guard bound else {
+            if requireBinding { throw .tokenBinding(.bearerAnswer) }
+            return
+        }
+        if let jkt = confirmationThumbprint(response.accessToken), jkt != proofKey.thumbprint {
+            throw .tokenBinding(.thumbprintMismatch(expected: proofKey.thumbprint, got: jkt))
+        }
+    }
+
+    /// `cnf.jkt` of a JWT access token; nil for opaque tokens or a JWT without it.
+    public static func confirmationThumbprint(_ accessToken: String) -> String? {
+        let parts = accessToken.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = try? Base64URL.decode(parts[1]),
+              let claims = try? JSONParser().parseObject(payload),
+              case .object(let cnf)? = claims["cnf"] else { return nil }
+        return cnf["jkt"]?.stringValue
+    }
+}
