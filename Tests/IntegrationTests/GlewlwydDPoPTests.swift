@@ -192,18 +192,20 @@ struct GlewlwydDPoPTests {
         let polls = ServerLog.read(dpop.base.proxyLog, since: started)
             .filter { $0.isDevicePoll && $0.param("client_id") == dpop.client && $0.path.hasPrefix("/api/dpopnonce/") }
         let challenges = polls.filter { $0.error == "use_dpop_nonce" }
-        #expect(challenges.count <= 1, "the nonce challenge is answered at once: \(polls.map(\.raw))")
+        // A fresh session knows no nonce: exactly one challenge (Glewlwyd answers authorization_pending
+        // before it reads the proof, so it comes on the first poll after approval), then the retry.
+        #expect(challenges.count == 1, "one nonce challenge, answered at once: \(polls.map(\.raw))")
         let granted = try #require(polls.last { $0.status == 200 }, "\(polls.map(\.raw))")
-        let nonce = challenges.first?.raw["dpop_nonce"]?.stringValue
-        if let nonce { #expect(granted.raw["dpop"]?["nonce"]?.stringValue == nonce, "\(granted.raw)") }
-        #expect(granted.raw["dpop"]?["nonce"]?.stringValue != nil, "the granted poll carried the nonce: \(granted.raw)")
+        let nonce = try #require(challenges.first?.raw["dpop_nonce"]?.stringValue, "challenge without DPoP-Nonce")
+        #expect(granted.raw["dpop"]?["nonce"]?.stringValue == nonce, "the granted poll carried the nonce: \(granted.raw)")
 
         // A later process remembers the nonce (session file): the refresh needs no new challenge.
         let refreshStarted = wallClock()
         let refreshed = try session.ws.latchkey.run(["refresh"])
         #expect(refreshed.exitCode == 0, "refresh: \(refreshed) \(refreshed.stderrText)")
         let refreshes = ServerLog.read(dpop.base.proxyLog, since: refreshStarted).filter { $0.isRefresh && $0.param("client_id") == dpop.client }
-        #expect(refreshes.last?.status == 200 && refreshes.count <= 2, "\(refreshes.map(\.raw))")
+        #expect(refreshes.count == 1 && refreshes.first?.status == 200, "\(refreshes.map(\.raw))")
+        #expect(refreshes.first?.raw["dpop"]?["nonce"]?.stringValue == nonce, "\(refreshes.map(\.raw))")
 
         // Glewlwyd's /userinfo wants the same per-client nonce; the proof for it carries the
         // nonce Latchkey remembers for this server.
@@ -244,8 +246,16 @@ struct GlewlwydDPoPTests {
     func publicLogout() throws {
         let dpop = try DPoPIdP.load()
         let session = try Self.login(dpop, issuer: dpop.issuer)
+        let started = wallClock()
         let logout = try session.ws.latchkey.run(["logout"])
         #expect(logout.exitCode == 0, "logout: \(logout) \(logout.stderrText)")
+        #expect(!logout.stderrText.isEmpty, "a failed revocation is warned about")
+        // Glewlwyd checks a bound token's proof at /revoke against `<issuer>revoke` (no slash), so a
+        // correct proof is refused (dpop_probe.py measures it); if this changes, revisit the docs.
+        let revokes = ServerLog.read(dpop.base.proxyLog, since: started).filter { $0.path.hasSuffix("/revoke") }
+        #expect(!revokes.isEmpty && revokes.allSatisfy { $0.status == 401 }, "\(revokes.map(\.raw))")
+        #expect(revokes.contains { $0.raw["auth_scheme"]?.stringValue == "DPoP" && $0.raw["dpop"]?["htu"]?.stringValue == dpop.issuer + "/revoke" },
+                "the retry carries the bound token with a proof for the revocation endpoint: \(revokes.map(\.raw))")
         let status = try session.ws.latchkey.run(["status"])
         #expect(status.exitCode == 3, "status after logout: \(status)")
     }
