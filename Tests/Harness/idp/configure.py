@@ -5,8 +5,13 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
 - plugin `oidc`: the normal one (device interval from --interval, long-lived tokens).
 - plugin `quickexpiry`: device codes expire after --short-device-ttl seconds (expiry tests).
 - plugin `shortlived`: access tokens live --short-at-ttl seconds (refresh and contention tests).
-Both plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
-token carrying scope `glwd_revoke`.
+- plugin `dpop`: like `oidc`, with DPoP (RFC 9449) allowed: a proof on the token request binds
+  the tokens to its key.
+- plugin `dpopnonce`: like `dpop`, and every proof must carry the server's nonce
+  (`oauth-dpop-nonce-mandatory`), at /token and at /userinfo.
+All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
+token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
+client (not per plugin), so the DPoP tests and the probe have clients of their own.
 
 usage: configure.py --base URL --external-url URL --state DIR [--interval N] [--short-device-ttl N]
                     [--short-at-ttl N] [--ca-file F]
@@ -53,7 +58,7 @@ def main() -> None:
 
     jwks = open(os.path.join(a.state, "jwks-private.json")).read()
 
-    def plugin(name, device_ttl, at_ttl):
+    def plugin(name, device_ttl, at_ttl, dpop=False, dpop_nonce=False):
         params = {
             "iss": f"{a.external_url}/api/{name}",
             "jwks-private": jwks, "default-kid": "rs256", "client-sign_kid-parameter": "sign_kid",
@@ -76,12 +81,21 @@ def main() -> None:
             "session-management-allowed": False, "request-parameter-allow": False,
             "register-client-allowed": False,
         }
+        if dpop:
+            # iat may be up to 60 s old and 5 s ahead of the server's clock.
+            params.update({"oauth-dpop-allowed": True, "oauth-dpop-iat-duration": 60,
+                           "oauth-dpop-iat-gap-duration": 5})
+        if dpop_nonce:
+            # One nonce per client for 1000 successful uses: a test never sees it rotate mid-run.
+            params.update({"oauth-dpop-nonce-mandatory": True, "oauth-dpop-nonce-counter": 1000})
         call("POST", "/mod/plugin/", {"module": "oidc", "name": name, "display_name": name,
                                       "enabled": True, "parameters": params})
 
     plugin("oidc", a.device_ttl, a.at_ttl)
     plugin("quickexpiry", a.short_device_ttl, a.at_ttl)
     plugin("shortlived", a.device_ttl, a.short_at_ttl)
+    plugin("dpop", a.device_ttl, a.at_ttl, dpop=True)
+    plugin("dpopnonce", a.device_ttl, a.at_ttl, dpop=True, dpop_nonce=True)
 
     call("POST", "/user/", {"username": USER, "password": PASSWORD, "name": "Alice Example",
                             "email": "alice@example.test", "enabled": True,
@@ -104,6 +118,9 @@ def main() -> None:
     client("latchkey-code", ["code", "refresh_token", "delete_token"], redirects=CODE_REDIRECTS)
     secret = os.urandom(18).hex()
     client("latchkey-confidential", device, secret=secret)
+    client("latchkey-dpop", device, sign_kid="es256")        # the DPoP integration tests
+    client("latchkey-dpop-probe", device, sign_kid="es256")  # dpop_probe.py (harness self-test)
+    client("latchkey-dpop-confidential", device, sign_kid="es256", secret=secret)  # revokes with DPoP
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)

@@ -4,7 +4,8 @@
 Every request is forwarded to --upstream unchanged, and one JSON line is appended to --log:
   {"t": <request received, epoch s>, "t_done": <response sent>, "method", "path", "query",
    "params": {form/JSON body fields}, "status", "error": <OAuth error code or null>,
-   "client": <remote port>}
+   "client": <remote port>, "auth_scheme": <first word of Authorization, or null>,
+   "dpop": <the claims of the DPoP proof (RFC 9449), or null>, "dpop_nonce": <DPoP-Nonce answered>}
 Secret-bearing fields (tokens, codes, verifiers, secrets, passwords) are logged as
 "sha256:<first 16 hex>" so tests can tell tokens apart without a secret ever reaching a log.
 
@@ -15,6 +16,7 @@ answer `slow_down` once (see _provoke_slow_down), so the client's reaction is te
 usage: counting_proxy.py --listen PORT --upstream http://127.0.0.1:PORT --log FILE
 """
 import argparse
+import base64
 import hashlib
 import http.client
 import json
@@ -57,6 +59,17 @@ def oauth_error(body: bytes):
     except (ValueError, UnicodeDecodeError):
         return None
     return value.get("error") if isinstance(value, dict) else None
+
+
+def dpop_claims(proof):
+    """The payload of a DPoP proof JWT (claims only: no signature, nothing secret), or None."""
+    if not proof:
+        return None
+    try:
+        payload = proof.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (IndexError, ValueError):
+        return {"unparsable": True}
 
 
 def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock):
@@ -124,7 +137,10 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
             entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command, "path": path,
                      "query": redact({k: v[0] for k, v in urllib.parse.parse_qs(query).items()}),
                      "params": redact(body_params(self.headers.get("Content-Type", ""), body)),
-                     "status": status, "error": oauth_error(data), "client": self.client_address[1]}
+                     "status": status, "error": oauth_error(data), "client": self.client_address[1],
+                     "auth_scheme": (self.headers.get("Authorization") or "").partition(" ")[0] or None,
+                     "dpop": dpop_claims(self.headers.get("DPoP")),
+                     "dpop_nonce": dict((k.lower(), v) for k, v in resp_headers).get("dpop-nonce")}
             with lock, open(log_path, "a") as out:
                 out.write(json.dumps(entry) + "\n")
             self.send_response_only(status)

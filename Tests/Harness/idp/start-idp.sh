@@ -5,7 +5,8 @@
 #              `localhost`), issuer https://localhost:$((BASE+10))/api/oidc
 # Two Glewlwyd instances because Glewlwyd derives the issuer and every discovery endpoint from its
 # single external_url. Each instance has the plugins `oidc` (normal), `quickexpiry` (short-lived
-# device codes) and `shortlived` (short-lived access tokens), and the same clients (configure.py).
+# device codes), `shortlived` (short-lived access tokens), `dpop` (DPoP allowed) and `dpopnonce`
+# (DPoP with mandatory server nonces), and the same clients (configure.py).
 #
 # usage: start-idp.sh STATE_DIR
 # env:   LATCHKEY_IT_PORT_BASE (default 14600), LATCHKEY_IT_DEVICE_INTERVAL (1),
@@ -121,6 +122,14 @@ export LATCHKEY_IT_ISSUER='http://127.0.0.1:$PLAIN/api/oidc'
 export LATCHKEY_IT_ISSUER_DEVICE_EXPIRY='http://127.0.0.1:$PLAIN/api/quickexpiry'
 export LATCHKEY_IT_ISSUER_SHORT_TOKEN='http://127.0.0.1:$PLAIN/api/shortlived'
 export LATCHKEY_IT_ISSUER_TLS='https://localhost:$TLS/api/oidc'
+export LATCHKEY_IT_ISSUER_DPOP='http://127.0.0.1:$PLAIN/api/dpop'
+export LATCHKEY_IT_ISSUER_DPOP_NONCE='http://127.0.0.1:$PLAIN/api/dpopnonce'
+export LATCHKEY_IT_ISSUER_DPOP_TLS='https://localhost:$TLS/api/dpop'
+export LATCHKEY_IT_ISSUER_DPOP_NONCE_TLS='https://localhost:$TLS/api/dpopnonce'
+export LATCHKEY_IT_CLIENT_DPOP='latchkey-dpop'
+export LATCHKEY_IT_CLIENT_DPOP_PROBE='latchkey-dpop-probe'
+export LATCHKEY_IT_CLIENT_DPOP_CONFIDENTIAL='latchkey-dpop-confidential'
+export LATCHKEY_IT_DPOP_PROBE='$HERE/dpop_probe.py'
 export LATCHKEY_IT_CA_FILE='$STATE/ca/ca.pem'
 export LATCHKEY_IT_PROXY_LOG='$STATE/plain/requests.jsonl'
 export LATCHKEY_IT_PROXY_LOG_TLS='$STATE/tls/requests.jsonl'
