@@ -121,3 +121,51 @@ struct CredentialProcessTests {
         }
     }
 }
+
+/// `logout --end-session` and `credential get` against the scripted IdP: the URL comes from the
+/// discovered metadata, revocation still happens, and a refresh behind `credential get` is real.
+@Suite("latchkey binary: end session and credential against the scripted IdP")
+struct EndSessionIdPProcessTests {
+    @Test func endSessionURLFromDiscoveryAndRevocationStillHappens() throws {
+        try withScriptedIdP("end-session", ["--approve-after", "1"]) { idp, cli in
+            let login = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test",
+                                     "--post-logout-redirect-uri", "http://127.0.0.1:9/bye"], timeout: .seconds(60))
+            #expect(login.exitCode == 0, "\(login)")
+            let logout = try cli.run(["--json", "logout", "--end-session", "--id-token-hint"])
+            #expect(logout.exitCode == 0, "\(logout)")
+            let event = try JSONParser().parseObject(logout.stdout)
+            let url = try #require(event["url"]?.stringValue)
+            #expect(url.hasPrefix(idp.issuer + "/end_session?id_token_hint=ey"), "\(url)")
+            #expect(url.contains("&client_id=cli-test&post_logout_redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fbye&state="), "\(url)")
+            #expect(idp.logLines().contains { $0.contains("/revoke") })
+            #expect(try cli.run(["token"]).exitCode == 3)
+        }
+    }
+
+    @Test func withoutEndSessionEndpointTheRestOfLogoutHappens() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            #expect(try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
+            let logout = try cli.run(["--json", "logout", "--end-session"])
+            #expect(logout.exitCode == 0 && logout.stdout.isEmpty, "\(logout)")
+            #expect(logout.stderrText.contains("no end_session_endpoint"))
+            #expect(idp.logLines().contains { $0.contains("/revoke") })
+        }
+    }
+
+    @Test func credentialGetRefreshesAnExpiredTokenAfterErase() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            #expect(try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
+            let host = "protocol=https\nhost=" + String(idp.issuer.dropFirst("http://".count)) + "\n"
+            let first = try cli.run(["credential", "get"], stdin: Array(host.utf8))
+            // The issuer is http://127.0.0.1:PORT, so the request for protocol=https and that host matches.
+            #expect(first.exitCode == 0, "\(first)")
+            let token = try #require(first.stdoutLines.first { $0.hasPrefix("password=") })
+            let refreshesBefore = idp.logLines().filter { $0.contains("refresh_token") }.count
+            #expect(try cli.run(["credential", "erase"], stdin: Array((host + token + "\n").utf8)).exitCode == 0)
+            let second = try cli.run(["credential", "get"], stdin: Array(host.utf8))
+            #expect(second.exitCode == 0, "\(second)")
+            #expect(second.stdoutLines.first { $0.hasPrefix("password=") } != token, "a new token after erase")
+            #expect(idp.logLines().filter { $0.contains("refresh_token") }.count == refreshesBefore + 1)
+        }
+    }
+}
