@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -41,6 +41,7 @@ seed_dir() {
         FuzzAuthenticationChallenge) echo challenge ;;
         FuzzPEMPrivateKey) echo pem ;;
         FuzzClientIdentity) echo clientidentity ;;
+        FuzzCredentialRequest) echo credential ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }

@@ -13,6 +13,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var deviceAuthorizationEndpoint: String?
     /// RFC 7009 revocation endpoint.
     public var revocationEndpoint: String?
+    /// OpenID Connect RP-Initiated Logout 1.0 §2.1: where a person ends their session at the provider.
+    public var endSessionEndpoint: String?
     /// The JWKS URL for ID-token signatures.
     public var jwksURI: String?
     /// UserInfo endpoint (informational).
@@ -44,7 +46,8 @@ extension ProviderMetadata {
     static var stringMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, String?>)] {
         [("authorization_endpoint", \.authorizationEndpoint), ("token_endpoint", \.tokenEndpoint),
          ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
-         ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint)]
+         ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint),
+         ("end_session_endpoint", \.endSessionEndpoint)]
     }
     /// Members holding a list of strings.
     static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {

@@ -53,6 +53,9 @@ SECRET_FIELDS = {"refresh_token", "device_code", "code", "code_verifier", "clien
 # "why" says which real provider (or fault) it imitates.
 SCENARIOS: dict[str, dict] = {
     "ok": {},
+    # OpenID Connect RP-Initiated Logout: the metadata lists end_session_endpoint (only here, so
+    # every other scenario keeps the metadata it had).
+    "end-session": dict(end_session=True),
     # --- provider quirks (providers.md) ---
     "github-200-pending-and-form-encoded": dict(
         device_form_unless_accept_json=True, pending_status=200, slowdown_status=200,
@@ -420,6 +423,8 @@ class Handler(BaseHTTPRequestHandler):
             "code_challenge_methods_supported": ["S256"],
             "scopes_supported": ["openid", "offline_access", "profile"],
         }
+        if st.k.get("end_session"):
+            meta["end_session_endpoint"] = base + "/end_session"
         if st.k.get("dpop") and not st.k.get("dpop_unadvertised"):
             meta["dpop_signing_alg_values_supported"] = ["ES256"]
         for name in st.k.get("discovery_omit", []):

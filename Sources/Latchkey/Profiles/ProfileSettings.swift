@@ -7,11 +7,24 @@ public struct ProfileSettings: Sendable, Equatable {
     public var client: ClientConfiguration
     /// How the token file is encrypted; fixed at the first login.
     public var keySource: KeySource
+    /// The host (with `:port` when not 443) a git credential helper answers for; nil: the issuer's host.
+    public var credentialHost: String?
+    /// The user name a git credential helper answers with; nil: `oauth2`.
+    public var credentialUsername: String?
+    /// OpenID Connect RP-Initiated Logout §2: where the provider sends the browser after logout.
+    public var postLogoutRedirectURI: String?
+
+    /// The names of the optional string members, in the order they are written.
+    static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
+        [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
+         ("post_logout_redirect_uri", \.postLogoutRedirectURI)]
+    }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.
     public var json: JSONValue {
         var o = client.json
         o["key_source"] = .string(keySource.name)
+        for member in Self.optionalMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         return .object(o)
     }
 
@@ -33,6 +46,11 @@ public struct ProfileSettings: Sendable, Equatable {
             throw .invalid(path: path, reason: "unknown key_source \"\(source)\"")
         }
         self.keySource = keySource
+        for member in Self.optionalMembers {
+            guard let value = json[member.name] else { continue }
+            guard let text = value.stringValue else { throw .invalid(path: path, reason: "\"\(member.name)\" must be a string") }
+            self[keyPath: member.path] = text
+        }
     }
 
     /// Makes settings from parts.

@@ -50,6 +50,12 @@ enum CommandCatalog {
             .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
             .value("revocation-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
             .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
+            .value("credential-host", "HOST[:PORT]", help: "the host `credential get` answers for; remembered",
+                   default: "the issuer's host"),
+            .value("credential-username", "NAME", help: "the username `credential get` answers with; remembered",
+                   default: "oauth2"),
+            .value("post-logout-redirect-uri", "URI", help: "post_logout_redirect_uri for `logout --end-session`; remembered",
+                   default: "none"),
             .value("dpop", "auto|always|never",
                    help: "bind the tokens to a per-session key (RFC 9449); auto: when the provider offers ES256; remembered",
                    default: "auto"),
@@ -134,6 +140,12 @@ enum CommandCatalog {
         """,
         argumentsUsage: "", maxPositionals: 0,
         options: [.flag("no-revoke", help: "skip revocation; only delete the local file", default: "off"),
+                  .flag("end-session", help: "also print (and draw as a QR code) the provider's end_session_endpoint URL",
+                        default: "off"),
+                  .flag("id-token-hint", help: "with --end-session: put the ID token in that URL (anyone who sees it gets it)",
+                        default: "off"),
+                  .flag("qr", help: "draw the end-session QR code", default: "on when stderr is a TTY"),
+                  .flag("no-qr", help: "do not draw the QR code"),
                   clientSecretFile, passphraseFile])
 
     static let verify = CommandSpec(
@@ -170,6 +182,18 @@ enum CommandCatalog {
         details: "Lists the profiles with issuer, subject and expiry; --json prints an array.",
         argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
 
+    static let credential = CommandSpec(
+        name: "credential", aliases: [], summary: "git credential helper: answer with the access token",
+        details: """
+        Speaks git's credential-helper protocol on stdin/stdout, e.g.
+        git config credential.https://git.example.com.helper '!latchkey --profile forge credential'.
+        get answers only for protocol=https and the profile's credential host (login
+        --credential-host, default the issuer's host) with username, password (a valid access
+        token) and password_expiry_utc; for any other request it prints nothing. erase makes the
+        next get refresh first; store does nothing. Malformed input is a usage error (exit 2).
+        """,
+        argumentsUsage: "get|store|erase", maxPositionals: 1, options: [clientSecretFile, passphraseFile])
+
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles]
+    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, credential]
 }

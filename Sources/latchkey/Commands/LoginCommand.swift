@@ -115,16 +115,39 @@ enum LoginCommand {
             }
             requested = source
         }
+        var settings = ProfileSettings(client: client, keySource: .machine)
+        try rememberCredentialAndLogout(args, existing: existing, into: &settings)
         do {
-            let keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
-                                                          tokenFileExists: access.unlockedStore(existing).hasTokenFile)
-            return ProfileSettings(client: client, keySource: keySource)
+            settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
+                                                               tokenFileExists: access.unlockedStore(existing).hasTokenFile)
+            return settings
         } catch {
             switch error {
             case .keySourceFixed(let current, _):
                 throw UsageError("profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
                                  hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
             }
+        }
+    }
+
+    /// `--credential-host`, `--credential-username` and `--post-logout-redirect-uri`, over what the
+    /// profile remembers. They end up in git's input or a URL, so line breaks and controls are refused.
+    static func rememberCredentialAndLogout(_ args: ParsedArguments, existing: ProfileSettings?,
+                                            into settings: inout ProfileSettings) throws {
+        settings.credentialHost = existing?.credentialHost
+        settings.credentialUsername = existing?.credentialUsername
+        settings.postLogoutRedirectURI = existing?.postLogoutRedirectURI
+        for (key, path) in [("credential-host", \ProfileSettings.credentialHost),
+                            ("credential-username", \ProfileSettings.credentialUsername),
+                            ("post-logout-redirect-uri", \ProfileSettings.postLogoutRedirectURI)] {
+            guard let value = args.string(key) else { continue }
+            guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+                throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: "login")
+            }
+            settings[keyPath: path] = value
+        }
+        if let uri = settings.postLogoutRedirectURI, !(uri.hasPrefix("https://") || uri.hasPrefix("http://") || uri.contains(":")) {
+            throw UsageError("--post-logout-redirect-uri must be an absolute URI, got '\(uri)'", command: "login")
         }
     }
 }
