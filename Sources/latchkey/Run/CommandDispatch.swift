@@ -12,6 +12,7 @@ enum CommandDispatch {
         case "logout": return try await SessionCommands.logout(context)
         case "verify": return try await VerifyCommand.run(context)
         case "discover": return try await DiscoverCommand.run(context)
+        case "fetch": return try await FetchCommand.run(context)
         default: throw UsageError("unknown command '\(command.name)'")
         }
     }
