@@ -37,6 +37,11 @@ struct FetchArgumentTests {
         #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }
     }
 
+    @Test(arguments: ["Host: evil.test", "content-length: 99", "Transfer-Encoding: chunked", "Accept-Encoding: gzip", "Connection: keep-alive"])
+    func transportHeadersAreRefusedNotIgnored(header: String) throws {
+        #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }
+    }
+
     @Test(arguments: ["no colon here", ": empty name", "Two Words: x", "X: a\u{1B}[2Jb", "X: a\rb"])
     func malformedHeadersAreRefused(header: String) throws {
         #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }

@@ -14,6 +14,9 @@ enum FetchCommand {
     static let maxRedirects = 3
     /// Headers the token and proof own: setting them with `-H` is a usage error.
     static let reservedHeaders = ["authorization", "dpop"]
+    /// Headers the HTTP stack sets itself (it drops callers' copies): refused rather than ignored.
+    static let transportHeaders = ["host", "connection", "content-length", "transfer-encoding", "accept-encoding", "te",
+                                   "upgrade", "keep-alive", "proxy-connection", "expect"]
 
     /// What the command line asks for.
     struct Plan {
@@ -89,6 +92,10 @@ enum FetchCommand {
         guard !reservedHeaders.contains(name.lowercased()) else {
             throw UsageError("-H cannot set \(name): latchkey sets Authorization and DPoP from the profile's token",
                              command: "fetch", hint: "use curl for a request with other credentials")
+        }
+        guard !transportHeaders.contains(name.lowercased()) else {
+            throw UsageError("-H cannot set \(name): the HTTP stack sets it (one request, identity encoding, close)",
+                             command: "fetch")
         }
         return (name, String(value))
     }
