@@ -34,6 +34,7 @@ import hashlib
 import json
 import secrets
 import socket
+import struct
 import sys
 import threading
 import time
@@ -120,6 +121,9 @@ SCENARIOS: dict[str, dict] = {
     # The first /resource call is refused with 401 invalid_token whatever the token (revoked early,
     # say), so a client must refresh once and retry (AuthorizedTransport).
     "resource-rejects-first": dict(resource_rejects_first=True),
+    # --- fetch (issue 18) ---
+    # Every /resource call is refused with 401 invalid_token: one refresh, one retry, then the 401 stands.
+    "resource-rejects-always": dict(resource_rejects_always=True),
     # --- DPoP (issue 15) ---
     "dpop": dict(dpop=True),
     # The token endpoint wants a server nonce (400 use_dpop_nonce + DPoP-Nonce, §8) ...
@@ -277,6 +281,7 @@ class Handler(BaseHTTPRequestHandler):
         params = {k: v[0] for k, v in urllib.parse.parse_qs(query, keep_blank_values=True).items()}
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
+        self._raw_body = body
         if body and (self.headers.get("Content-Type") or "").startswith("application/x-www-form-urlencoded"):
             params.update({k: v[0] for k, v in urllib.parse.parse_qs(body.decode(errors="replace"),
                                                                      keep_blank_values=True).items()})
@@ -379,6 +384,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         self._route()
 
+    def do_PUT(self):
+        self._route()
+
+    def do_DELETE(self):
+        self._route()
+
     def _route(self):
         self._t0 = round(time.time(), 6)
         self._pending = None
@@ -394,6 +405,12 @@ class Handler(BaseHTTPRequestHandler):
             "/revoke": self._revoke,
             "/authorize": self._authorize,
             "/resource": self._resource,
+            # fetch (issue 18): same- and cross-origin redirects, a large body, a dropped
+            # connection, and an echo of what the client sent.
+            "/redirect": self._redirect,
+            "/large": self._large,
+            "/drop": self._drop,
+            "/echo": self._echo,
         }
         handler = routes.get(path)
         if handler is None:
@@ -770,13 +787,58 @@ class Handler(BaseHTTPRequestHandler):
             # No credentials at all: a bare challenge, no error code (RFC 6750 §3.1).
             self._send(401, b'{"error":"unauthorized"}', headers={"WWW-Authenticate": challenge})
             return self._record(params, 401, "resource-unauthenticated", resource_call=call)
-        if subject is None or (call == 1 and st.k.get("resource_rejects_first")):
+        if subject is None or (call == 1 and st.k.get("resource_rejects_first")) or st.k.get("resource_rejects_always"):
             why = "unknown or revoked token" if subject is None else "rejected by the scenario"
             self._send(401, b'{"error":"invalid_token"}',
                        headers={"WWW-Authenticate": challenge + ', error="invalid_token", error_description="' + why + '"'})
             return self._record(params, 401, "resource-rejected", resource_call=call, reason=why)
         self._json(200, {"resource": "scripted", "subject": subject})
         self._record(params, 200, "resource", resource_call=call, subject=subject)
+
+    def _bearer_subject(self):
+        """The subject of a live access token sent as `Bearer`, or None."""
+        scheme, _, credential = (self.headers.get("Authorization") or "").partition(" ")
+        with self.state.lock:
+            return self.state.access_tokens.get(credential) if scheme.lower() == "bearer" else None
+
+    def _redirect(self, params):
+        """302 to `?to=URL` (another origin) or to /resource; counts hops with `?hops=N`."""
+        hops = int(params.get("hops", "1"))
+        target = params.get("to") or ("/redirect?hops=%d" % (hops - 1) if hops > 1 else "/resource")
+        self._send(302, b"moved", "text/plain", headers={"Location": target})
+        self._record(params, 302, "redirect", location=target)
+
+    def _large(self, params):
+        """`?mib=N` MiB of bytes i % 251 (every byte value but 251..255, NUL and ESC among them)."""
+        if self._bearer_subject() is None:
+            self._send(401, b"", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            return self._record(params, 401, "large-rejected")
+        size = int(float(params.get("mib", "5")) * 1024 * 1024)
+        pattern = bytes(range(251))
+        body = (pattern * (size // 251 + 1))[:size]
+        self._send(200, body, "application/octet-stream")
+        self._record(params, 200, "large", size=size)
+
+    def _drop(self, params):
+        """Reads the request and drops the connection (a TCP reset, as a crashed server or a cut
+        link gives): the client sees ECONNRESET, a network failure."""
+        self._record(params, 0, "dropped")
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.wfile.close()
+        self.connection.close()
+
+    def _echo(self, params):
+        """Answers what it got: method, body, Content-Type and X-Test; `?status=N` sets the status."""
+        subject = self._bearer_subject()
+        status = int(params.get("status", "200")) if subject else 401
+        extra = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if subject is None else {"X-Echo": "yes"}
+        raw = getattr(self, "_raw_body", b"")
+        self._json(status, {"method": self.command, "body": raw.decode(errors="replace"),
+                            "content_type": self.headers.get("Content-Type"), "x_test": self.headers.get("X-Test"),
+                            "subject": subject}, headers=extra)
+        self._record(params, status, "echo", body_length=len(raw))
 
 
 def main() -> None:

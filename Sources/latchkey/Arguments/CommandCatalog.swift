@@ -194,6 +194,31 @@ enum CommandCatalog {
         """,
         argumentsUsage: "get|store|erase", maxPositionals: 1, options: [clientSecretFile, passphraseFile])
 
+
+    static let fetch = CommandSpec(
+        name: "fetch", aliases: [], summary: "send an authenticated request and print the response",
+        details: """
+        Sends one request with the profile's access token (Bearer, or DPoP with a fresh proof) and
+        writes the response body to stdout. A 401 invalid_token refreshes once and retries once; a
+        use_dpop_nonce answer is retried once. Redirects are followed within the same origin only
+        (at most 3); the token never goes to another origin. Exit 0 for a final status below 400,
+        10 at 400 and above (the body is still printed). Bodies up to 64 MiB.
+        """,
+        argumentsUsage: "URL", maxPositionals: 1,
+        options: [
+            OptionSpec(key: "request", names: ["-X", "--request"], valueName: "METHOD", help: "the HTTP method",
+                       defaultDescription: "GET, or POST with --data", environment: []),
+            OptionSpec(key: "header", names: ["-H", "--header"], valueName: "'Name: value'",
+                       help: "add a request header (repeatable; not Authorization or DPoP)", defaultDescription: nil, environment: []),
+            .value("data", "STRING|@FILE|@-", help: "the request body: text, a file, or stdin", default: "none"),
+            .flag("include", help: "print the status line and headers before the body", default: "off"),
+            .value("output", "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
+                   default: "stdout"),
+            clientSecretFile,
+            passphraseFile,
+        ])
+
+
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, credential]
+    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential]
 }

@@ -12,9 +12,12 @@ struct ParsedArguments: Sendable {
     private(set) var options: [(key: String, value: String, order: Int)] = []
     /// Positional arguments in order (after `--` everything is positional).
     var positionals: [String] = []
+    /// Every occurrence in order, for repeatable options (`fetch -H`).
+    private(set) var occurrences: [(key: String, value: String)] = []
 
     /// Records `key` = `value` as the `order`-th option seen; replaces an earlier occurrence.
     mutating func record(_ key: String, _ value: String, order: Int) {
+        occurrences.append((key, value))
         if let i = options.firstIndex(where: { $0.key == key }) {
             options[i] = (key, value, order)
         } else {
@@ -27,6 +30,9 @@ struct ParsedArguments: Sendable {
 
     /// True when the flag or option `key` was given.
     func has(_ key: String) -> Bool { value(key) != nil }
+
+    /// Every value given for the repeatable option `key`, in order.
+    func all(_ key: String) -> [String] { occurrences.filter { $0.key == key }.map(\.value) }
 
     /// The text value of `key`, or nil.
     func string(_ key: String) -> String? { value(key) }

@@ -13,6 +13,7 @@ enum CommandDispatch {
         case "verify": return try await VerifyCommand.run(context)
         case "discover": return try await DiscoverCommand.run(context)
         case "credential": return try await CredentialCommand.run(context)
+        case "fetch": return try await FetchCommand.run(context)
         default: throw UsageError("unknown command '\(command.name)'")
         }
     }

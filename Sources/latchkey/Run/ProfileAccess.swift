@@ -50,14 +50,17 @@ struct ProfileAccess: Sendable {
         EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: settings?.keySource ?? .machine)
     }
 
-    /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log.
-    func transport() -> HTTPClient {
+    /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log;
+    /// `limits` bound the response (`fetch` accepts larger bodies than the provider's endpoints).
+    func transport(limits: HTTPResponseParser.Limits = .init()) -> HTTPClient {
         let logger: (@Sendable (String) -> Void)? = context.globals.verbose
             ? { @Sendable line in Console.write(2, line + "\n") } : nil
         // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE and the system bundle.
         let caFile = [context.globals.caFile, context.environment.lookup("LATCHKEY_CA_FILE")]
             .compactMap { $0 }.first { !$0.isEmpty }
-        return HTTPClient(configuration: .fromEnvironment(context.environment.snapshot(), caFile: caFile, logger: logger))
+        var configuration = HTTPClient.Configuration.fromEnvironment(context.environment.snapshot(), caFile: caFile, logger: logger)
+        configuration.limits = limits
+        return HTTPClient(configuration: configuration)
     }
 
     /// A session over `store` with the real transport, clock and random source.

@@ -1,0 +1,141 @@
+import Glibc
+import Latchkey
+import LatchkeyHTTP
+
+/// `latchkey fetch [OPTIONS] URL`: one authenticated request (like `gh api`), so a script needs no
+/// second process per call and DPoP works at all (the proof depends on the request). Built on
+/// `AuthorizedTransport`: the token goes only to the URL's origin, one refresh on `invalid_token`,
+/// one retry on `use_dpop_nonce`, same-origin redirects only. Exit 10 for a final status ≥ 400.
+enum FetchCommand {
+    /// How large a response body `fetch` accepts (the HTTP stack's `maxBodyBytes` for this command);
+    /// the same bound applies to a `--data` body.
+    static let maxBodyBytes = 64 * 1024 * 1024
+    /// At most this many same-origin redirects are followed.
+    static let maxRedirects = 3
+    /// Headers the token and proof own: setting them with `-H` is a usage error.
+    static let reservedHeaders = ["authorization", "dpop"]
+    /// Headers the HTTP stack sets itself (it drops callers' copies): refused rather than ignored.
+    static let transportHeaders = ["host", "connection", "content-length", "transfer-encoding", "accept-encoding", "te",
+                                   "upgrade", "keep-alive", "proxy-connection", "expect"]
+
+    /// What the command line asks for.
+    struct Plan {
+        var request: HTTPRequest
+        var include: Bool
+        var output: String?
+    }
+
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let plan = try parse(context.arguments)
+        let access = ProfileAccess(context)
+        let settings = try access.requireSettings()
+        let store = try access.tokenStore(settings)
+        let session = try access.session(settings, store: store)
+        let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes))
+        let transport = AuthorizedTransport(base: base, source: session, allowed: [plan.request.url])
+        let request = plan.request
+        let response = try await TerminationSignals.startWatching().run { try await transport.send(request) }
+        if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") {
+            let target = (try? response.url.resolving(location))?.origin ?? location
+            let why = target == response.url.origin ? "more than \(maxRedirects) redirects" : "another origin"
+            context.console.warn("not following the \(response.status) redirect to \(target) (\(why)); the access token is not sent there")
+        }
+        var bytes: [UInt8] = []
+        if plan.include { bytes += Array(head(response).utf8) }
+        bytes += response.body
+        if let path = plan.output {
+            try OutputFile.write(bytes, to: path)
+        } else {
+            writeAll(1, bytes)
+        }
+        return response.status >= 400 ? 10 : 0
+    }
+
+    /// The request from the options; usage errors for anything malformed or reserved.
+    static func parse(_ args: ParsedArguments) throws -> Plan {
+        guard let text = args.positionals.first else {
+            throw UsageError("fetch needs a URL", command: "fetch")
+        }
+        let url: HTTPURL
+        do { url = try HTTPURL.parse(text) } catch {
+            throw UsageError("the URL must be https (http only to loopback): \(error)", command: "fetch")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in args.all("header") { headers.append(try header(line)) }
+        var body: [UInt8] = []
+        let hasData = args.has("data")
+        if let data = args.string("data") { body = try readData(data) }
+        if hasData, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append(("Content-Type", "application/x-www-form-urlencoded")) // as curl --data does
+        }
+        let method = args.string("request") ?? (hasData ? "POST" : "GET")
+        guard isToken(method) else {
+            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch")
+        }
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
+        return Plan(request: request, include: args.has("include"), output: args.string("output"))
+    }
+
+    /// One `-H 'Name: value'`.
+    static func header(_ line: String) throws -> (name: String, value: String) {
+        guard let colon = line.firstIndex(of: ":") else {
+            throw UsageError("-H needs 'Name: value', got '\(line)'", command: "fetch")
+        }
+        let name = String(line[..<colon])
+        var value = Substring(line[line.index(after: colon)...])
+        while value.first == " " || value.first == "\t" { value = value.dropFirst() }
+        while value.last == " " || value.last == "\t" { value = value.dropLast() }
+        guard isToken(name) else { throw UsageError("-H: '\(name)' is not a header name", command: "fetch") }
+        guard value.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
+            throw UsageError("-H \(name): the value holds control characters", command: "fetch")
+        }
+        guard !reservedHeaders.contains(name.lowercased()) else {
+            throw UsageError("-H cannot set \(name): latchkey sets Authorization and DPoP from the profile's token",
+                             command: "fetch", hint: "use curl for a request with other credentials")
+        }
+        guard !transportHeaders.contains(name.lowercased()) else {
+            throw UsageError("-H cannot set \(name): the HTTP stack sets it (one request, identity encoding, close)",
+                             command: "fetch")
+        }
+        return (name, String(value))
+    }
+
+    /// `--data STRING|@FILE|@-`.
+    static func readData(_ data: String) throws -> [UInt8] {
+        guard data.hasPrefix("@") else { return Array(data.utf8) }
+        let path = String(data.dropFirst())
+        let bytes = path == "-" ? SmallFile.readAll(fd: 0, limit: maxBodyBytes) : SmallFile.read(path, limit: maxBodyBytes)
+        guard let bytes else {
+            throw UsageError("--data @\(path): cannot read it (\(ErrnoText.describe(errno))); the limit is \(maxBodyBytes) bytes",
+                             command: "fetch")
+        }
+        return bytes
+    }
+
+    /// The status line and headers (`--include`), terminal-safe: they come from the server.
+    static func head(_ response: HTTPResponse) -> String {
+        var text = "HTTP/1.1 \(response.status)\r\n"
+        for (name, value) in response.headers {
+            text += TerminalText.singleLine(name) + ": " + TerminalText.singleLine(value) + "\r\n"
+        }
+        return text + "\r\n"
+    }
+
+    /// RFC 9110 §5.6.2 token (method and header names).
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { c in
+            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
+        }
+    }
+
+    /// Writes every byte to `fd` (a short write or EINTR continues; a closed pipe stops).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
