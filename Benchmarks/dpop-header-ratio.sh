@@ -24,32 +24,10 @@ mkdir -m 700 "$WORK/state"
 grep -q '"token_binding":"dpop"' "$WORK/login.out" || { echo "dpop-header-ratio: no DPoP login" >&2; exit 1; }
 kill "$IDP_PID"; IDP_PID=
 
-"$PYTHON" - "$RUNS" "$WORK" "$BIN" "$PORT" <<'PY'
-import os, statistics, sys, time
-runs, work, binary, port = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-cmds = {
-    "token": [binary, "--state-dir", f"{work}/state", "token"],
-    "token --format header --method GET --url": [binary, "--state-dir", f"{work}/state", "token", "--format", "header",
-                                                 "--method", "GET", "--url", f"http://127.0.0.1:{port}/resource"],
-}
-devnull = os.open(os.devnull, os.O_WRONLY)
-def once(argv):
-    t0 = time.perf_counter_ns()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{argv} failed")
-    return (time.perf_counter_ns() - t0) / 1e6
-times = {k: [] for k in cmds}
-for _ in range(runs):
-    for name, argv in cmds.items():
-        times[name].append(once(argv))
-base = statistics.median(times["token"])
-print(f"{runs} alternating rounds; whole-process wall time in ms")
-print("| command | median | p90 | ratio to `token` (medians) |")
-print("| --- | --- | --- | --- |")
-for name, t in times.items():
-    t.sort()
-    med, p90 = statistics.median(t), t[int(0.9 * len(t))]
-    print(f"| `{name}` | {med:.2f} | {p90:.2f} | {med / base:.2f} |")
-PY
+STATE="$WORK/state"
+"$PYTHON" "$ROOT/Benchmarks/alternate.py" "$RUNS" "whole-process" "$("$PYTHON" -c '
+import json, sys
+b, s, port = sys.argv[1:4]
+print(json.dumps({"token": [b, "--state-dir", s, "token"],
+                  "token --format header --method GET --url": [b, "--state-dir", s, "token", "--format", "header",
+                      "--method", "GET", "--url", f"http://127.0.0.1:{port}/resource"]}))' "$BIN" "$STATE" "$PORT")"

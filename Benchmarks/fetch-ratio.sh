@@ -29,33 +29,10 @@ A=$("$BIN" --state-dir "$WORK/state" fetch "$URL")
 B=$("$CURL" -s -H "$("$BIN" --state-dir "$WORK/state" token --format header)" "$URL")
 [ "$A" = "$B" ] || { echo "fetch-ratio: outputs differ: $A vs $B" >&2; exit 1; }
 
-"$PYTHON" - "$RUNS" "$WORK" "$BIN" "$URL" "$CURL" <<'PY'
-import os, statistics, sys, time
-runs, work, binary, url, curl = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-state = f"{work}/state"
-cmds = {
-    "latchkey fetch URL": [binary, "--state-dir", state, "fetch", url],
-    'curl -H "$(latchkey token --format header)" URL':
-        ["/bin/sh", "-c", f'exec "$0" -s -H "$("$1" --state-dir "$2" token --format header)" "$3"', curl, binary, state, url],
-}
-devnull = os.open(os.devnull, os.O_WRONLY)
-def once(argv):
-    t0 = time.perf_counter_ns()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{argv} failed")
-    return (time.perf_counter_ns() - t0) / 1e6
-times = {k: [] for k in cmds}
-for _ in range(runs):
-    for name, argv in cmds.items():
-        times[name].append(once(argv))
-base = statistics.median(times["latchkey fetch URL"])
-print(f"{runs} alternating rounds; whole-pipeline wall time in ms")
-print("| command | median | p90 | ratio to `fetch` (medians) |")
-print("| --- | --- | --- | --- |")
-for name, t in times.items():
-    t.sort()
-    med, p90 = statistics.median(t), t[int(0.9 * len(t))]
-    print(f"| `{name}` | {med:.2f} | {p90:.2f} | {med / base:.2f} |")
-PY
+"$PYTHON" "$ROOT/Benchmarks/alternate.py" "$RUNS" "whole-pipeline" "$("$PYTHON" -c '
+import json, sys
+b, state, url, curl = sys.argv[1:5]
+print(json.dumps({"latchkey fetch URL": [b, "--state-dir", state, "fetch", url],
+                  "curl -H \"$(latchkey token --format header)\" URL":
+                      ["/bin/sh", "-c", "exec \"$0\" -s -H \"$(\"$1\" --state-dir \"$2\" token --format header)\" \"$3\"",
+                       curl, b, state, url]}))' "$BIN" "$WORK/state" "$URL" "$CURL")"

@@ -7,35 +7,44 @@ import Latchkey
 enum ProofCommand {
     /// The proof from the cached session; nil when the token must be refreshed first.
     static func cached(_ context: CommandContext) throws -> Int32? {
-        let args = context.arguments
-        let target = try ProofTarget.required(args, command: "proof")
-        let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
-        let access = ProfileAccess(context)
-        let settings = try access.requireSettings()
-        let store = try access.tokenStore(settings)
-        guard let session = try store.loadTyped() else { throw CommandFailure.notSignedIn(profile: access.profile) }
-        try requireBound(session, profile: access.profile)
+        let p = try Preamble(context)
+        guard let session = try p.store.loadTyped() else { throw CommandFailure.notSignedIn(profile: p.access.profile) }
+        try requireBound(session, profile: p.access.profile)
         let now = Timestamp.now()
-        guard session.token.isValid(at: now, minTTL: minTTL) else { return nil }
-        context.console.outLine(try session.dpopProof(method: target.method, url: target.url, at: now, random: try ProofTarget.random()))
+        guard session.token.isValid(at: now, minTTL: p.minTTL) else { return nil }
+        context.console.outLine(try session.dpopProof(method: p.target.method, url: p.target.url, at: now,
+                                                      random: try ProofTarget.random()))
         return 0
     }
 
     /// Refreshes, then prints the proof for the new token.
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let args = context.arguments
-        let target = try ProofTarget.required(args, command: "proof")
-        let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
-        let access = ProfileAccess(context)
-        let settings = try access.requireSettings()
-        let store = try access.tokenStore(settings)
-        let session = try access.session(settings, store: store)
+        let p = try Preamble(context)
+        let session = try p.access.session(p.settings, store: p.store)
+        let minTTL = p.minTTL
         _ = try await TerminationSignals.startWatching().run { try await session.validToken(minTTL: minTTL) }
-        guard let stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: access.profile) }
-        try requireBound(stored, profile: access.profile)
-        context.console.outLine(try stored.dpopProof(method: target.method, url: target.url, at: Timestamp.now(),
+        guard let stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: p.access.profile) }
+        try requireBound(stored, profile: p.access.profile)
+        context.console.outLine(try stored.dpopProof(method: p.target.method, url: p.target.url, at: Timestamp.now(),
                                                      random: try ProofTarget.random()))
         return 0
+    }
+
+    /// What both paths read first: the request the proof is for, `--min-ttl`, the profile and its store.
+    private struct Preamble {
+        let target: ProofTarget
+        let minTTL: Double
+        let access: ProfileAccess
+        let settings: ProfileSettings
+        let store: EncryptedFileTokenStore
+
+        init(_ context: CommandContext) throws {
+            target = try ProofTarget.required(context.arguments, command: "proof")
+            minTTL = Double(try context.arguments.nonNegativeInteger("min-ttl", default: 60))
+            access = ProfileAccess(context)
+            settings = try access.requireSettings()
+            store = try access.tokenStore(settings)
+        }
     }
 
     static func requireBound(_ session: StoredSession, profile: String) throws {
