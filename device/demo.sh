@@ -50,7 +50,10 @@ LK=("$BIN" --state-dir "$WORK/state" --ca-file "$LATCHKEY_IT_CA_FILE")
 
 say "4/6 latchkey login (the device shows a URL, a code and a QR code)"
 mkfifo "$WORK/events"
-"${LK[@]}" login --issuer "$LATCHKEY_IT_ISSUER_TLS" --client-id "$LATCHKEY_IT_CLIENT_ES256" \
+# The provider's DPoP-enabled OIDC instance: `--dpop auto` binds the tokens to a key made on the
+# device, because its metadata advertises ES256 proofs (RFC 9449).
+ISSUER=$LATCHKEY_IT_ISSUER_DPOP_TLS
+"${LK[@]}" login --issuer "$ISSUER" --client-id "$LATCHKEY_IT_CLIENT_DPOP" \
   --scope "$LATCHKEY_IT_SCOPE" --json --qr > "$WORK/events" &
 login_pid=$!
 user_code=
@@ -61,7 +64,7 @@ while IFS= read -r line; do
       uri=$(sed -n 's/.*"verification_uri":"\([^"]*\)".*/\1/p' <<< "$line")
       printf '\n  Open %s and enter the code %s\n' "$uri" "$user_code"
       say "5/6 >>> STAND-IN FOR THE PHONE: a script now signs in as 'alice' and approves $user_code <<<"
-      python3 "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$LATCHKEY_IT_ISSUER_TLS" --ca-file "$LATCHKEY_IT_CA_FILE"
+      python3 "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$ISSUER" --ca-file "$LATCHKEY_IT_CA_FILE"
       ;;
     *'"event":"authorized"'*) echo "  device: signed in" ;;
     *'"event":"error"'*) echo "  device: $line" ;;
@@ -70,8 +73,9 @@ done < "$WORK/events"
 status=0; wait "$login_pid" || status=$?; login_pid=
 [ -n "$user_code" ] && [ "$status" = 0 ] || { echo "login failed (exit $status)" >&2; exit 1; }
 
-say "6/6 latchkey status, and a token header for curl"
+say "6/6 latchkey status, then the token in use: latchkey fetch of the provider's userinfo endpoint"
 "${LK[@]}" status
-header=$("${LK[@]}" token --format header)
-echo "${header:0:48}… (${#header} characters; use it as: curl -H \"\$(latchkey token --format header)\" …)"
+echo "  \$ latchkey fetch $ISSUER/userinfo"
+"${LK[@]}" fetch "$ISSUER/userinfo"
+echo
 say "Done: the identity provider is being stopped and its temporary state removed."
