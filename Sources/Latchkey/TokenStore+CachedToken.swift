@@ -5,9 +5,15 @@ extension TokenStore {
     /// refresh is needed. Reads the store only — no lock, no network, no threads — so `token` with a
     /// cached token stays a file read. Throws `.notSignedIn` when nothing is stored.
     public func cachedToken(minTTL: Double, at now: Timestamp) throws(LatchkeyError) -> Token? {
+        try cachedSession(minTTL: minTTL, at: now)?.token
+    }
+
+    /// `cachedToken`, with the whole stored session: a DPoP-bound one signs its proofs from the
+    /// file alone (`StoredSession.dpopProof`).
+    public func cachedSession(minTTL: Double, at now: Timestamp) throws(LatchkeyError) -> StoredSession? {
         let session: StoredSession?
         do { session = try load() } catch { throw .storage(error) }
         guard let session else { throw .notSignedIn }
-        return session.token.isValid(at: now, minTTL: minTTL) ? session.token : nil
+        return session.token.isValid(at: now, minTTL: minTTL) ? session : nil
     }
 }

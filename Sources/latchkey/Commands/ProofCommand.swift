@@ -8,10 +8,15 @@ enum ProofCommand {
     /// The proof from the cached session; nil when the token must be refreshed first.
     static func cached(_ context: CommandContext) throws -> Int32? {
         let p = try Preamble(context)
-        guard let session = try p.store.loadTyped() else { throw CommandFailure.notSignedIn(profile: p.access.profile) }
-        try requireBound(session, profile: p.access.profile)
         let now = Timestamp.now()
-        guard session.token.isValid(at: now, minTTL: p.minTTL) else { return nil }
+        let cached: StoredSession?
+        do { cached = try p.store.cachedSession(minTTL: p.minTTL, at: now) } catch {
+            if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: p.access.profile) }
+            throw error
+        }
+        // A session that needs a refresh first is checked for its binding after it (`run`).
+        guard let session = cached else { return nil }
+        try requireBound(session, profile: p.access.profile)
         context.console.outLine(try session.dpopProof(method: p.target.method, url: p.target.url, at: now,
                                                       random: try ProofTarget.random()))
         return 0

@@ -20,9 +20,13 @@ enum TokenCommand {
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
         // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
-        guard let session = try store.loadTyped() else { throw CommandFailure.notSignedIn(profile: access.profile) }
         let now = Timestamp.now()
-        guard !args.has("force-refresh"), session.token.isValid(at: now, minTTL: minTTL) else { return nil }
+        let cached: StoredSession?
+        do { cached = try store.cachedSession(minTTL: minTTL, at: now) } catch {
+            if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: access.profile) }
+            throw error
+        }
+        guard !args.has("force-refresh"), let session = cached else { return nil }
         context.console.out(try output(session, format: format, target: target, now: now))
         return 0
     }
