@@ -7,7 +7,10 @@ import Testing
 /// does is proved first by Tests/Harness/idp/dpop_probe.py with hand-made proofs (the harness
 /// suite below); the Latchkey suite then drives the `latchkey` binary per the CLI contract and
 /// checks its output with raw HTTP (curl) and the probe's independent thumbprint.
-@Suite("Glewlwyd DPoP harness")
+// Serialized: both probes use the probe client, and Glewlwyd keeps one DPoP nonce per client across
+// plugins, so the nonce probe running beside the other made its public-client revocation checks
+// answer a bare 401 (seen once in CI).
+@Suite("Glewlwyd DPoP harness", .serialized)
 struct GlewlwydDPoPHarnessTests {
     /// Runs the probe; every check it prints must hold, and `expected` checks must be among them.
     static func probe(_ dpop: DPoPIdP, _ arguments: [String], expected: [String]) throws {
