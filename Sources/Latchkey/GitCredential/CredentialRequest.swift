@@ -29,7 +29,7 @@ public struct CredentialRequest: Sendable, Equatable {
     /// case, since DNS names are case-insensitive; a port must match too).
     public func isHTTPS(forHost credentialHost: String) -> Bool {
         guard scheme == "https", let host else { return false }
-        return Self.lowercased(host) == Self.lowercased(credentialHost)
+        return ASCIICase.equal(host, credentialHost)
     }
 
     /// Reads `bytes` up to the first blank line (or their end). A trailing CR is dropped from each
@@ -85,10 +85,6 @@ public struct CredentialRequest: Sendable, Equatable {
         s.value < 0x20 || s.value == 0x7F || (s.value >= 0x80 && s.value < 0xA0)
     }
 
-    static func lowercased(_ s: String) -> String {
-        String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-    }
-
     /// `scheme://[user@]host[/path]`, kept percent-encoded as sent; nil when there is no scheme or no host.
     static func splitURL(_ url: String) -> (scheme: String, user: String?, host: String, path: String?)? {
         let u = Array(url.utf8)
@@ -110,6 +106,6 @@ public struct CredentialRequest: Sendable, Equatable {
             rest = rest[(at + 1)...]
         }
         guard !rest.isEmpty else { return nil }
-        return (CredentialRequest.lowercased(scheme), user, String(decoding: rest, as: UTF8.self), path)
+        return (ASCIICase.lowercased(scheme), user, String(decoding: rest, as: UTF8.self), path)
     }
 }

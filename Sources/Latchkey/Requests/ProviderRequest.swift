@@ -58,9 +58,5 @@ public struct ProviderRequest: Sendable {
 
 /// Header names compare case-insensitively (RFC 9110 §5.1), in ASCII.
 enum HeaderName {
-    static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
-    }
-
-    private static func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+    static func equal(_ a: String, _ b: String) -> Bool { ASCIICase.equal(a, b) }
 }

@@ -58,7 +58,7 @@ struct ChallengeScanner {
                 i += 1
                 skip { $0 == 32 || $0 == 9 }
                 guard let value = quotedOrToken() else { return nil }
-                if current != nil { current!.params.append((String(decoding: first.utf8.map(Self.lower), as: UTF8.self), value)) }
+                if current != nil { current!.params.append((ASCIICase.lowercased(first), value)) }
                 afterScheme = false
             } else if afterScheme || equals > 0 {
                 // A token68 and its `=` padding: it carries nothing read here.
@@ -86,7 +86,6 @@ struct ChallengeScanner {
         }
     }
 
-    private static func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
 
     private mutating func token() -> String? {
         let start = i
