@@ -76,7 +76,7 @@ import Testing
         let e = await httpError { try await client().send(HTTPRequest(url: s.url("/hang"), timeout: 1.0)) }
         let elapsed = Double(Deadline.now() - start) / 1e9
         #expect(e == .timedOut(after: 1.0))
-        #expect(elapsed >= 0.9 && elapsed < 3)
+        #expect(elapsed >= 0.9 && elapsed < 6)  // margin for two busy CI cores; /hang never answers
     }
 
     @Test func overallDeadlineBoundsASlowDrip() async throws {
@@ -84,7 +84,10 @@ import Testing
         let start = Deadline.now()
         let e = await httpError { try await client().send(HTTPRequest(url: s.url("/slow-drip"), timeout: 1.5)) }
         #expect(e == .timedOut(after: 1.5))
-        #expect(Double(Deadline.now() - start) / 1e9 < 3.5)
+        // The drip would last 100 s without the deadline; the wide margin absorbs two busy CI cores
+        // (3.506 s was measured once with the whole suite running beside it).
+        let elapsed = Double(Deadline.now() - start) / 1e9
+        #expect(elapsed >= 1.4 && elapsed < 8)
     }
 
     @Test func cancellationAbortsPromptly() async throws {
@@ -96,7 +99,8 @@ import Testing
         task.cancel()
         let e = await httpError { try await task.value }
         #expect(e == .cancelled)
-        #expect(Double(Deadline.now() - start) / 1e9 < 1.5)
+        // The request's own timeout is 30 s; anything far below it proves cancellation, not the deadline.
+        #expect(Double(Deadline.now() - start) / 1e9 < 5)
     }
 
     @Test func redirectsOnlyWhenAllowed() async throws {

@@ -33,7 +33,7 @@ import Testing
         let start = Deadline.now()
         let e = await httpError { try await listener.waitForRedirect(timeout: 0.5) }
         #expect(e == .timedOut(after: 0.5))
-        #expect(Double(Deadline.now() - start) / 1e9 < 2)
+        #expect(Double(Deadline.now() - start) / 1e9 < 5)  // margin for two busy CI cores
     }
 
     @Test func cancellable() async throws {
