@@ -8,11 +8,13 @@ public struct AuthorizationCodeFlow: Sendable {
     /// The token client (endpoints, client authentication).
     public let client: TokenClient
     let random: any RandomSource
+    let time: any TimeSource
 
-    /// Makes a flow.
-    public init(client: TokenClient, random: any RandomSource) {
+    /// Makes a flow; `time` measures a pushed request's `expires_in`.
+    public init(client: TokenClient, random: any RandomSource, time: any TimeSource = SystemTimeSource()) {
         self.client = client
         self.random = random
+        self.time = time
     }
 
     /// One authorization request's secrets, kept until the redirect comes back.
@@ -27,11 +29,35 @@ public struct AuthorizationCodeFlow: Sendable {
         public let pkce: PKCE
         /// The `redirect_uri` sent.
         public let redirectURI: String
+        /// For a pushed request (RFC 9126): when its `request_uri` stops being valid.
+        public var pushedExpiresAt: Timestamp? = nil
     }
 
-    /// Builds the authorization request for `redirectURI`.
+    /// Builds the authorization request for `redirectURI`, every parameter in the URL (no push).
     public func makeRequest(redirectURI: String) throws(LatchkeyError) -> Request {
-        let endpoint = try EndpointExchange.endpointURL(client.metadata.authorizationEndpoint, name: "authorization_endpoint")
+        let (params, state, nonce, pkce) = authorizationParameters(redirectURI: redirectURI)
+        let url = try authorizationURL(params)
+        return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
+    }
+
+    /// Builds the authorization request for `redirectURI`, pushing it first (RFC 9126) when the
+    /// configuration's `PARMode` says so for this provider: the URL then holds only `client_id`
+    /// and the `request_uri` the provider answered with.
+    public func prepareRequest(redirectURI: String) async throws(LatchkeyError) -> Request {
+        guard try client.configuration.par.uses(client.metadata) else { return try makeRequest(redirectURI: redirectURI) }
+        // The endpoint is checked before anything is pushed: a flow that cannot end is not begun.
+        _ = try EndpointExchange.endpointURL(client.metadata.authorizationEndpoint, name: "authorization_endpoint")
+        let (params, state, nonce, pkce) = authorizationParameters(redirectURI: redirectURI)
+        let pushed = try await client.pushAuthorizationRequest(params)
+        let received = time.now()
+        let url = try authorizationURL([("client_id", client.configuration.clientID), ("request_uri", pushed.requestURI)])
+        return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI,
+                       pushedExpiresAt: received.addingTimeInterval(Double(pushed.expiresIn)))
+    }
+
+    /// Every authorization parameter (RFC 6749 §4.1.1, OIDC `nonce`, RFC 7636 S256, RFC 9449
+    /// `dpop_jkt`, RFC 8707 `resource`, the configured extras), with fresh secrets.
+    func authorizationParameters(redirectURI: String) -> (params: [(String, String)], state: String, nonce: String, pkce: PKCE) {
         let pkce = PKCE(random: random)
         let state = Base64URL.encode(random.bytes(16))
         let nonce = Base64URL.encode(random.bytes(16))
@@ -42,10 +68,16 @@ public struct AuthorizationCodeFlow: Sendable {
         params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
         // RFC 9449 §10: binds the authorization code to the session's key.
         if let key = client.dpopKey { params.append(("dpop_jkt", key.thumbprint)) }
+        params += client.configuration.authorizationRequestExtensions
+        return (params, state, nonce, pkce)
+    }
+
+    func authorizationURL(_ params: [(String, String)]) throws(LatchkeyError) -> HTTPURL {
+        let endpoint = try EndpointExchange.endpointURL(client.metadata.authorizationEndpoint, name: "authorization_endpoint")
         var text = endpoint.absoluteString
         text += (endpoint.query == nil ? "?" : "&") + FormURLEncoding.encode(params)
         guard let url = HTTPURL(string: text) else { throw .protocolViolation("cannot build the authorization URL") }
-        return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
+        return url
     }
 
     /// True when `redirect` carries this request's `state` (compared in constant time). A bare
@@ -74,6 +106,11 @@ public struct AuthorizationCodeFlow: Sendable {
             if let error = value("error") {
                 let description = value("error_description")
                 if error == "access_denied" { throw .denied(code: error, description: description) }
+                if error == "invalid_request_uri", request.pushedExpiresAt != nil {
+                    // RFC 9126 §4: the pushed request expired or was already used.
+                    throw .expired(reason: "the provider no longer accepts the pushed authorization request"
+                                   + (description.map { " (\($0))" } ?? ""), oauthCode: error)
+                }
                 throw .oauth(.server(code: error, description: description, status: 302), endpoint: .authorization)
             }
             if let iss = value("iss") {
@@ -89,9 +126,25 @@ public struct AuthorizationCodeFlow: Sendable {
     /// Runs the whole flow: report the URL, wait for the redirect, check it, exchange the code.
     public func run(receiver: any RedirectReceiver, timeout: Double? = nil,
                     events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {
-        let request = try makeRequest(redirectURI: receiver.redirectURI)
+        let request = try await prepareRequest(redirectURI: receiver.redirectURI)
         events(.authorizationURL(request.url))
-        let redirect = try await receiver.receive(timeout: timeout) { Self.matchesState($0, of: request) }
+        // A pushed request is only good until its expires_in: waiting longer cannot succeed.
+        var wait = timeout
+        var pushedLifetime: Double?
+        if let expiresAt = request.pushedExpiresAt {
+            let left = max(expiresAt.timeIntervalSince(time.now()), 0)
+            if wait.map({ left < $0 }) ?? true {
+                wait = left
+                pushedLifetime = left
+            }
+        }
+        let redirect: AuthorizationRedirect
+        do {
+            redirect = try await receiver.receive(timeout: wait) { Self.matchesState($0, of: request) }
+        } catch .timedOut(let seconds) where pushedLifetime != nil {
+            throw .expired(reason: "the pushed authorization request expired after \(LatchkeyError.seconds(seconds.rounded())) s,"
+                           + " before the redirect came back")
+        }
         let code = try code(from: redirect, for: request)
         let response = try await client.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.pkce.verifier)
         return (response, request.nonce)

@@ -85,6 +85,12 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var quirks: ProviderQuirks
     /// DPoP (RFC 9449): when tokens are bound to a per-session key.
     public var dpop: DPoPMode
+    /// RFC 9126: when the code flow pushes its authorization request first.
+    public var par: PARMode = .auto
+    /// RFC 8707 resource indicators (absolute URIs without fragment), in order.
+    public var resources: [String] = []
+    /// Extra authorization / device / CIBA request parameters; never a protocol-owned name.
+    public var extraParameters: [RequestParameter] = []
 
     /// The scopes used when none are given.
     public static let defaultScopes = ["openid", "offline_access"]
@@ -109,4 +115,10 @@ public struct ClientConfiguration: Sendable, Equatable {
 
     /// The scopes as the space-separated `scope` parameter.
     public var scopeString: String { scopes.joined(separator: " ") }
+
+    /// What the client adds to every request that starts an authorization (authorization or
+    /// pushed, device authorization, CIBA): the `resource` indicators, then the extra parameters.
+    public var authorizationRequestExtensions: [(String, String)] {
+        ResourceIndicator.parameters(resources) + RequestParameter.pairs(extraParameters)
+    }
 }

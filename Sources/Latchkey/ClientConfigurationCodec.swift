@@ -18,6 +18,16 @@ extension ClientConfiguration {
         o["leeway"] = .seconds(leeway)
         if !quirks.isEmpty { o["quirks"] = .object(quirks.json) }
         o["dpop"] = .string(dpop.rawValue)
+        o["par"] = .string(par.rawValue)
+        if !resources.isEmpty { o["resources"] = .array(resources.map(JSONValue.string)) }
+        if !extraParameters.isEmpty {
+            o["parameters"] = .array(extraParameters.map { p in
+                var pair = JSONObject()
+                pair["name"] = .string(p.name)
+                pair["value"] = .string(p.value)
+                return .object(pair)
+            })
+        }
         return o
     }
 
@@ -37,6 +47,25 @@ extension ClientConfiguration {
         }
         if let q = try m.object("quirks") { quirks = try ProviderQuirks(members: q) }
         if let mode = try m.enumeration("dpop", DPoPMode.self) { dpop = mode }
+        if let mode = try m.enumeration("par", PARMode.self) { par = mode }
+        if let list = try m.strings("resources") {
+            for r in list where !ResourceIndicator.isValid(r) {
+                throw .invalid(member: "resources", reason: "\"\(r)\" is not an absolute URI without fragment")
+            }
+            resources = list
+        }
+        if let list = m.value("parameters") {
+            guard case .array(let items) = list else { throw .invalid(member: "parameters", reason: "must be an array") }
+            extraParameters = try items.map { item throws(DocumentError) in
+                guard case .object(let o) = item, case .string(let name)? = o["name"], case .string(let value)? = o["value"] else {
+                    throw .invalid(member: "parameters", reason: "each entry must be {\"name\": string, \"value\": string}")
+                }
+                guard let p = RequestParameter(name: name, value: value) else {
+                    throw .invalid(member: "parameters", reason: "\"\(name)\" cannot be sent as an extra parameter")
+                }
+                return p
+            }
+        }
     }
 }
 

@@ -15,6 +15,16 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// A public client asked for `offline_access` without DPoP while the policy demands that its
     /// refresh token be bound (`OfflineAccessPolicy.requireDPoP`).
     case offlineAccessWithoutDPoP
+    /// Pushed authorization requests (RFC 9126) were turned off, but the provider's metadata says
+    /// `require_pushed_authorization_requests`.
+    case pushedAuthorizationRequired
+    /// A resource indicator is not an absolute URI without fragment (RFC 8707 §2).
+    case unusableResource(String)
+    /// An extra request parameter has a name the protocol owns, or is not printable.
+    case unusableParameter(name: String)
+    /// The client-credentials grant (RFC 6749 §4.4) was asked for by a public client: a client
+    /// without credentials has no identity of its own to act as.
+    case clientCredentialsNeedClientAuthentication
 
     /// One line.
     public var description: String {
@@ -27,6 +37,13 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
         case .offlineAccessWithoutDPoP:
             return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"
+        case .pushedAuthorizationRequired:
+            return "the provider requires pushed authorization requests (require_pushed_authorization_requests), which were turned off"
+        case .unusableResource(let r): return "resource \(r) is not an absolute URI without fragment (RFC 8707)"
+        case .unusableParameter(let name):
+            return "request parameter \(name) is owned by the protocol or not printable, so it cannot be set"
+        case .clientCredentialsNeedClientAuthentication:
+            return "the client-credentials grant needs client authentication; a public client has no identity to act as"
         }
     }
 }

@@ -59,6 +59,7 @@ public struct DeviceAuthorizationFlow: Sendable {
             params.append(("code_challenge", pair.challenge))
             params.append(("code_challenge_method", "S256"))
         }
+        params += client.configuration.authorizationRequestExtensions
         let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
         // A lost or 5xx answer is retried twice (after 1 s, then 2 s): a second request only makes
         // another device code, and the unused one simply expires.

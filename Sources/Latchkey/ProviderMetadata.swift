@@ -33,6 +33,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var dpopSigningAlgValuesSupported: [String]?
     /// RFC 9207: the server sends `iss` in authorization responses.
     public var authorizationResponseIssParameterSupported: Bool?
+    /// RFC 9126 §5: where authorization requests are pushed.
+    public var pushedAuthorizationRequestEndpoint: String?
+    /// RFC 9126 §5: the provider accepts only pushed authorization requests.
+    public var requirePushedAuthorizationRequests: Bool?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -47,7 +51,8 @@ extension ProviderMetadata {
         [("authorization_endpoint", \.authorizationEndpoint), ("token_endpoint", \.tokenEndpoint),
          ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
          ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint),
-         ("end_session_endpoint", \.endSessionEndpoint)]
+         ("end_session_endpoint", \.endSessionEndpoint),
+         ("pushed_authorization_request_endpoint", \.pushedAuthorizationRequestEndpoint)]
     }
     /// Members holding a list of strings.
     static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {
@@ -59,7 +64,8 @@ extension ProviderMetadata {
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
-        [("authorization_response_iss_parameter_supported", \.authorizationResponseIssParameterSupported)]
+        [("authorization_response_iss_parameter_supported", \.authorizationResponseIssParameterSupported),
+         ("require_pushed_authorization_requests", \.requirePushedAuthorizationRequests)]
     }
     /// Every member name Latchkey models (the rest of a provider's document is `DiscoveredProvider`'s).
     public static var memberNames: [String] {

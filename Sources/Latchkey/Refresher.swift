@@ -39,6 +39,7 @@ struct Refresher: Sendable {
     }
 
     func refresh(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+        if session.grant == .clientCredentials { return try await renewClientCredentials(session) }
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
@@ -95,6 +96,28 @@ struct Refresher: Sendable {
         // new ID token is refused (the last verified one is kept then).
         do { try store.save(updated) } catch { throw .storage(error) }
         if let verificationError { throw verificationError }
+        return updated
+    }
+
+    /// A client-credentials session has no refresh token: the grant runs again (RFC 6749 §4.4),
+    /// under the same lock, so concurrent callers still make one request. A refused client keeps
+    /// its stored session (nothing a person can sign in again to fix); what the server sent is
+    /// reported as it is.
+    func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
+        if let dpop = session.dpop {
+            pipeline.nonces.merge(dpop.nonces)
+            client.pipeline.authenticators.append(DPoPAuthenticator(key: try dpop.key(random: pipeline.random)))
+            client.requiresBinding = true
+        }
+        let response = try await client.clientCredentials()
+        let now = time.now()
+        await skewObserver(ClockSkew.measure(serverDate: response.serverDate, localNow: now))
+        var updated = session
+        updated.token = ClientCredentialsToken.token(from: response, at: now)
+        updated.updatedAt = now
+        updated.dpop?.nonces = pipeline.nonces.all
+        do { try store.save(updated) } catch { throw .storage(error) }
         return updated
     }
 }

@@ -118,6 +118,10 @@ public actor Session: TokenSource {
                        offlineAccess: OfflineAccessPolicy = .warn,
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
+        // Refused before discovery: nothing is sent for a sign-in that cannot work.
+        if flow == .clientCredentials, configuration.authMethod == .none, clientAuthentication == nil {
+            throw .configuration(.clientCredentialsNeedClientAuthentication)
+        }
         let meta: ProviderMetadata
         if let metadata {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
@@ -127,7 +131,7 @@ public actor Session: TokenSource {
         }
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
-        let offline = OfflineAccessPolicy.applies(to: configuration)
+        let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
         if offline && dpopKey == nil {
             if offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
             events(.offlineAccessWithoutDPoP)
@@ -140,8 +144,10 @@ public actor Session: TokenSource {
         case .device:
             response = try await DeviceAuthorizationFlow(client: client, time: time, random: random)
                 .run(timeout: timeout, events: events)
+        case .clientCredentials:
+            response = try await client.clientCredentials()
         case .browser, .paste:
-            let codeFlow = AuthorizationCodeFlow(client: client, random: random)
+            let codeFlow = AuthorizationCodeFlow(client: client, random: random, time: time)
             let receiver: any RedirectReceiver
             if flow == .browser {
                 receiver = try LoopbackRedirectReceiver(redirectURI: configuration.redirectURI)
@@ -157,26 +163,30 @@ public actor Session: TokenSource {
         let receivedAt = time.now()
         skew = ClockSkew.measure(serverDate: response.serverDate, localNow: receivedAt)
         var verified: VerifiedIDToken?
-        if let idToken = response.idToken {
+        if flow != .clientCredentials, let idToken = response.idToken {
             let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
             verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySet(for: meta), time: judge)
                 .verify(idToken, nonce: nonce, accessToken: response.accessToken)
         }
-        var token = response.token(at: receivedAt)
+        var token = flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
         token.idToken = verified?.compact
         let binding = TokenBinding(token)
         // A Bearer answer under `auto` leaves the session unbound: the key is not kept.
         let dpop = binding == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.all) } : nil
-        let session = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
-                                    subject: verified?.subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
-                                    createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
+        // A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
+        let subject = flow == .clientCredentials ? configuration.clientID : verified?.subject
+        var built = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
+                                  subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
+                                  createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
+        if flow == .clientCredentials { built.grant = .clientCredentials }
+        let session = built
         let store = self.store
         do {
             try await store.withLock { try store.save(session) }
         } catch {
             throw Self.mapped(error)
         }
-        events(.authorized(issuer: meta.issuer, subject: verified?.subject, scope: token.scope,
+        events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
                            expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
         return session
     }
@@ -301,4 +311,6 @@ public enum LoginFlow: String, Sendable, Equatable, CaseIterable {
     case browser
     /// Authorization code + PKCE; the user pastes the redirect URL (or the bare code).
     case paste
+    /// RFC 6749 §4.4: no person; the client authenticates and acts as itself.
+    case clientCredentials = "client-credentials"
 }

@@ -24,6 +24,8 @@ public struct StoredSession: Sendable, Equatable {
     /// The DPoP key and nonces of a bound session (RFC 9449); nil for bearer sessions and for
     /// files written before DPoP.
     public var dpop: DPoPBinding?
+    /// How the token is renewed: a refresh, or the client-credentials grant run again.
+    public var grant: SessionGrant = .authorization
 
     /// Makes a session value.
     public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,

@@ -50,9 +50,12 @@ public struct TokenClient: Sendable {
 
     /// Sends one token request and returns the parsed outcome plus the raw response (for its `Date` header).
     /// Transport failures throw; OAuth errors come back in the outcome so the caller decides (polling).
+    /// Every grant carries the configured `resource` indicators (RFC 8707 §2.2), so a refreshed or
+    /// renewed token keeps the audience the sign-in asked for.
     public func request(_ params: [(String, String)]) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
-        let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: params))
+        let form = params + ResourceIndicator.parameters(configuration.resources)
+        let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: form))
         let outcome = TokenResponse.parse(response)
         switch outcome {
         case .token(let token):
@@ -110,7 +113,30 @@ public struct TokenClient: Sendable {
         }
     }
 
-    enum Context { case codeExchange, refresh }
+    /// The client-credentials grant (RFC 6749 §4.4): the client acting as itself, authenticated by
+    /// the pipeline like any token request. `openid` and `offline_access` are left out of `scope`:
+    /// with no person there is no ID token, and no refresh token is wanted (§4.4.3).
+    public func clientCredentials() async throws(LatchkeyError) -> TokenResponse {
+        var params = [("grant_type", "client_credentials")]
+        let scopes = configuration.scopes.filter { $0 != "openid" && $0 != "offline_access" }
+        if !scopes.isEmpty { params.append(("scope", scopes.joined(separator: " "))) }
+        let (outcome, _) = try await request(params)
+        return try Self.require(outcome, context: .clientCredentials)
+    }
+
+    /// Pushes an authorization request (RFC 9126 §2.1): the parameters go to the provider over the
+    /// back channel, authenticated like a token request (and with a DPoP proof when bound).
+    public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
+        let url = try EndpointExchange.endpointURL(metadata.pushedAuthorizationRequestEndpoint,
+                                                   name: "pushed_authorization_request_endpoint")
+        let response = try await pipeline.send(ProviderRequest(role: .pushedAuthorization, url: url, form: params))
+        if dpopKey != nil, case .error(.server("use_dpop_nonce", _, _)) = TokenResponse.parse(response) {
+            throw .tokenBinding(.nonceRequestedTwice(.pushedAuthorization))
+        }
+        return try PushedAuthorizationResponse.parse(response)
+    }
+
+    enum Context { case codeExchange, refresh, clientCredentials }
 
     /// A token, or the error mapped for the context.
     static func require(_ outcome: TokenResponse.Outcome, context: Context) throws(LatchkeyError) -> TokenResponse {

@@ -33,7 +33,7 @@ public struct ClientSecretAuthentication: RequestAuthenticator {
             let pair = FormURLEncoding.encodeComponent(clientID) + ":" + FormURLEncoding.encodeComponent(secret)
             request.setHeader("Authorization", "Basic " + Base64.encode(Array(pair.utf8)))
         case .post:
-            request.form.append(("client_id", clientID))
+            request.appendClientID(clientID)
             request.form.append(("client_secret", secret))
         }
     }

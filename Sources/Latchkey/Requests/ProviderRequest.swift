@@ -30,6 +30,14 @@ public struct ProviderRequest: Sendable {
         self.maxRedirects = maxRedirects
     }
 
+    /// Appends `client_id` to the form unless it is there already (a pushed authorization request
+    /// carries it as an authorization parameter, RFC 9126 §2.1; parameters are never sent twice,
+    /// RFC 6749 §3.1).
+    public mutating func appendClientID(_ clientID: String) {
+        guard !form.contains(where: { $0.0 == "client_id" }) else { return }
+        form.append(("client_id", clientID))
+    }
+
     /// The first header named `name` (case-insensitive).
     public func header(_ name: String) -> String? {
         headers.first { HeaderName.equal($0.name, name) }?.value

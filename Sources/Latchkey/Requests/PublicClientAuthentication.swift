@@ -11,6 +11,6 @@ public struct PublicClientAuthentication: RequestAuthenticator {
     /// Appends `client_id`.
     public func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
         guard request.role.authenticatesClient else { return }
-        request.form.append(("client_id", clientID))
+        request.appendClientID(clientID)
     }
 }

@@ -25,6 +25,8 @@ enum StoredSessionPayload {
         o["createdAt"] = .seconds(session.createdAt.timeIntervalSince1970)
         o["updatedAt"] = .seconds(session.updatedAt.timeIntervalSince1970)
         if let dpop = session.dpop { o["dpop"] = .object(binding(dpop)) }
+        // Written only when not the default, so files of person-authorized sessions are unchanged.
+        if session.grant != .authorization { o["grant"] = .string(session.grant.rawValue) }
         return Array(JSONValue.object(o).jsonText.utf8)
     }
 
@@ -35,7 +37,7 @@ enum StoredSessionPayload {
         let token = Token(accessToken: try t.requiredString("accessToken"), tokenType: try t.requiredString("tokenType"),
                           refreshToken: try t.string("refreshToken"), expiresAt: try t.number("expiresAt").map(Timestamp.init),
                           scope: try t.string("scope"), idToken: try t.string("idToken"))
-        return StoredSession(
+        var session = StoredSession(
             profile: try root.requiredString("profile"),
             issuer: try root.requiredString("issuer"),
             clientID: try root.requiredString("clientID"),
@@ -46,6 +48,8 @@ enum StoredSessionPayload {
             createdAt: try time(root, "createdAt"),
             updatedAt: try time(root, "updatedAt"),
             dpop: try root.object("dpop").map(binding))
+        if let grant = try root.enumeration("grant", SessionGrant.self) { session.grant = grant }
+        return session
     }
 
     /// `{"key": base64url(scalar), "nonces": {origin: nonce}}`. The scalar's base64url text is a

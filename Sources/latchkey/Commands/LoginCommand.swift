@@ -57,6 +57,7 @@ enum LoginCommand {
     /// The settings to sign in with: the options given, over what the profile remembers.
     static func settings(from context: CommandContext, existing: ProfileSettings?, access: ProfileAccess) throws -> ProfileSettings {
         let args = context.arguments
+        let flow = LoginFlow(rawValue: try args.choice("flow", LoginFlow.allCases.map(\.rawValue), default: "device"))!
         let profileHint = access.profile == "default" ? "" : " of profile '\(access.profile)'"
         guard let issuer = args.string("issuer") ?? existing?.client.issuer, !issuer.isEmpty else {
             throw UsageError("--issuer is required on the first login\(profileHint)", command: "login")
@@ -89,6 +90,10 @@ enum LoginCommand {
         } else if secret != nil && client.authMethod == .none {
             client.authMethod = .clientSecretBasic
         }
+        if flow == .clientCredentials && client.authMethod == .none {
+            throw UsageError("--flow client-credentials needs a confidential client", command: "login",
+                             hint: "give the secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, and --auth-method if not client_secret_basic")
+        }
         if client.authMethod != .none && secret == nil {
             throw UsageError("--auth-method \(client.authMethod.rawValue) needs a client secret", command: "login",
                              hint: "give it with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, never on the command line")
@@ -106,6 +111,7 @@ enum LoginCommand {
             endpoints[keyPath: keyPath] = value
         }
         client.endpoints = endpoints
+        try requestExtensions(args, into: &client)
 
         var requested: KeySource?
         if let text = args.string("key-source") {
@@ -126,6 +132,41 @@ enum LoginCommand {
             case .keySourceFixed(let current, _):
                 throw UsageError("profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
                                  hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
+            }
+        }
+    }
+
+    /// `--par`, `--resource` (repeatable) and `--param NAME=VALUE` (repeatable), over what the
+    /// profile remembers: given resources or parameters replace the remembered list as a whole.
+    static func requestExtensions(_ args: ParsedArguments, into client: inout ClientConfiguration) throws {
+        if args.has("par") {
+            client.par = PARMode(rawValue: try args.choice("par", PARMode.allCases.map(\.rawValue), default: "auto"))!
+        }
+        let resources = args.all("resource")
+        if !resources.isEmpty {
+            for r in resources where !ResourceIndicator.isValid(r) {
+                throw UsageError("--resource must be an absolute URI without fragment, got '\(TerminalText.singleLine(r))'",
+                                 command: "login")
+            }
+            client.resources = resources
+        }
+        let params = args.all("param")
+        if !params.isEmpty {
+            client.extraParameters = try params.map { text in
+                guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+                    throw UsageError("--param needs NAME=VALUE, got '\(TerminalText.singleLine(text))'", command: "login")
+                }
+                let name = String(text[..<eq])
+                guard let p = RequestParameter(name: name, value: String(text[text.index(after: eq)...])) else {
+                    if RequestParameter.isProtocolOwned(name) {
+                        throw UsageError("--param cannot set '\(TerminalText.singleLine(name))': latchkey sets it itself",
+                                         command: "login",
+                                         hint: name == "resource" ? "use --resource URI" : "the flow owns this parameter")
+                    }
+                    throw UsageError("--param NAME must be printable ASCII without spaces, '=' or '&', and VALUE without control characters",
+                                     command: "login")
+                }
+                return p
             }
         }
     }

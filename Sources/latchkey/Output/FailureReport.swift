@@ -109,6 +109,14 @@ struct FailureReport: Sendable {
             return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
         case .missingClientSecret:
             return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET)"
+        case .pushedAuthorizationRequired:
+            return problem.description + "; use --par auto or --par always"
+        case .unusableResource:
+            return problem.description + " (--resource)"
+        case .unusableParameter:
+            return problem.description + " (--param)"
+        case .clientCredentialsNeedClientAuthentication:
+            return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET, and --auth-method)"
         case .offlineAccessWithoutDPoP:
             return problem.description + " (--require-dpop-for-offline-access; the provider does not offer DPoP with ES256,"
                 + " so use --dpop always or drop offline_access from --scope)"

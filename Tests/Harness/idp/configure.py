@@ -29,6 +29,8 @@ USER, PASSWORD = "alice", "alice-password"
 SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
 CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/callback"]
 CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
+MACHINE_SECRET_FILE = "machine-client.secret"  # issue 16: the client-credentials client
+RESOURCE_API = "https://api.example.test/v1"    # issue 16: the resource indicator the tests ask for
 
 
 def main() -> None:
@@ -55,6 +57,8 @@ def main() -> None:
     for name in ["profile", "email", "offline_access", "glwd_revoke"]:
         call("POST", "/scope/", {"name": name, "display_name": name, "description": name,
                                  "password_required": False, "scheme": {}})
+    call("POST", "/scope/", {"name": "machine", "display_name": "machine", "description": "issue 16: client credentials",
+                             "password_required": False, "scheme": {}})
 
     jwks = open(os.path.join(a.state, "jwks-private.json")).read()
 
@@ -124,6 +128,43 @@ def main() -> None:
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)
+
+    # --- issue 16: PAR, resource indicators, client credentials (additive block) ---
+    # Each plugin is a copy of `oidc` (read back through the admin API) with a few parameters on.
+    def plugin_like(template, name, extra):
+        r = s.request("GET", api + "/mod/plugin/" + template)
+        if r.status != 200:
+            sys.exit(f"configure: GET /mod/plugin/{template} -> HTTP {r.status}")
+        params = dict(r.json()["parameters"])
+        params["iss"] = f"{a.external_url}/api/{name}"
+        params.update(extra)
+        call("POST", "/mod/plugin/", {"module": "oidc", "name": name, "display_name": name,
+                                      "enabled": True, "parameters": params})
+
+    # `par`: every authorization request must be pushed (RFC 9126); a plain GET /auth is refused.
+    plugin_like("oidc", "par", {"oauth-par-allowed": True, "oauth-par-required": True,
+                                "oauth-par-duration": 90, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:"})
+    # `parshort`: pushed requests live 2 s, for the expired request_uri test.
+    plugin_like("oidc", "parshort", {"oauth-par-allowed": True, "oauth-par-required": True,
+                                     "oauth-par-duration": 2, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:"})
+    # `resource`: RFC 8707 resource indicators, allowed per scope (`resource-scope`: scope -> resources),
+    # and the client-credentials grant (RFC 6749 §4.4). Short-lived access tokens for renewal tests.
+    plugin_like("oidc", "resource", {"resource-allowed": True,
+                                     "resource-scope": {"profile": [RESOURCE_API], "machine": [RESOURCE_API]},
+                                     "auth-type-client-enabled": True})
+    plugin_like("shortlived", "machine", {"auth-type-client-enabled": True, "resource-allowed": True,
+                                          "resource-scope": {"machine": [RESOURCE_API]},
+                                          "iss": f"{a.external_url}/api/machine"})
+    client("latchkey-par", ["code", "refresh_token", "delete_token"], redirects=CODE_REDIRECTS)
+    machine_secret = os.urandom(18).hex()
+    call("POST", "/client/", {"client_id": "latchkey-machine", "name": "latchkey-machine", "enabled": True,
+                              "confidential": True, "password": machine_secret,
+                              "token_endpoint_auth_method": ["client_secret_basic", "client_secret_post"],
+                              "authorization_type": ["client_credentials", "delete_token"],
+                              "redirect_uri": [], "scope": ["machine", "glwd_revoke"]})
+    fd = os.open(os.path.join(a.state, MACHINE_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(machine_secret)
 
 
 if __name__ == "__main__":

@@ -149,6 +149,17 @@ export LATCHKEY_IT_PYTHON='$(command -v "$PYTHON")'
 export LATCHKEY_IT_APPROVE='$HERE/approve.py'
 export LATCHKEY_IT_BROWSER='$HERE/browser_login.py'
 export LATCHKEY_IT_SCRIPTED_IDP='$(cd "$HERE/.." && pwd)/scripted_idp.py'
+export LATCHKEY_IT_ISSUER_PAR='http://127.0.0.1:$PLAIN/api/par'
+export LATCHKEY_IT_ISSUER_PAR_SHORT='http://127.0.0.1:$PLAIN/api/parshort'
+export LATCHKEY_IT_ISSUER_PAR_TLS='https://localhost:$TLS/api/par'
+export LATCHKEY_IT_ISSUER_RESOURCE='http://127.0.0.1:$PLAIN/api/resource'
+export LATCHKEY_IT_ISSUER_MACHINE='http://127.0.0.1:$PLAIN/api/machine'
+export LATCHKEY_IT_ISSUER_MACHINE_TLS='https://localhost:$TLS/api/machine'
+export LATCHKEY_IT_CLIENT_PAR='latchkey-par'
+export LATCHKEY_IT_CLIENT_MACHINE='latchkey-machine'
+export LATCHKEY_IT_MACHINE_SECRET_FILE='$STATE/plain/machine-client.secret'
+export LATCHKEY_IT_MACHINE_SECRET_FILE_TLS='$STATE/tls/machine-client.secret'
+export LATCHKEY_IT_RESOURCE='https://api.example.test/v1'
 ENV
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"

@@ -1,0 +1,45 @@
+/// An extra authorization-request parameter that a provider wants and the protocol does not own
+/// (Auth0's `audience`, `prompt`, `acr_values`, `ui_locales`), sent on the authorization (or
+/// pushed), device authorization and CIBA requests.
+public struct RequestParameter: Sendable, Equatable {
+    /// The parameter name.
+    public let name: String
+    /// Its value.
+    public let value: String
+
+    /// The parameter, or nil when `name` is empty, is not printable ASCII without spaces, or is a
+    /// name the protocol owns (`isProtocolOwned`): letting a setting replace `state`,
+    /// `redirect_uri` or a PKCE challenge would undo what the flow guarantees.
+    public init?(name: String, value: String) {
+        guard Self.isUsableName(name), !Self.isProtocolOwned(name),
+              !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        self.name = name
+        self.value = value
+    }
+
+    /// Names set by the flows themselves (RFC 6749, 7636, 8628, 8707, 9101, 9126, 9449, 7521,
+    /// OpenID Connect Core and CIBA) or that carry client credentials.
+    public static let protocolOwnedNames: [String] = [
+        "client_id", "client_secret", "scope", "state", "nonce", "redirect_uri", "response_type", "response_mode",
+        "code_challenge", "code_challenge_method", "code_verifier", "code", "request", "request_uri", "dpop_jkt",
+        "login_hint", "login_hint_token", "id_token_hint", "binding_message", "user_code", "grant_type",
+        "resource", "refresh_token", "device_code", "auth_req_id", "client_assertion", "client_assertion_type",
+    ]
+
+    /// True for names the protocol owns, including every `client_assertion*` and `code_challenge*`
+    /// variant.
+    public static func isProtocolOwned(_ name: String) -> Bool {
+        // Compared without case: a server that folds names must not see a second `State`.
+        let folded = name.lowercased()
+        return protocolOwnedNames.contains(folded) || folded.hasPrefix("client_assertion") || folded.hasPrefix("code_challenge")
+    }
+
+    static func isUsableName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "=" && $0 != "&" }
+    }
+
+    /// The pairs for `parameters`, in order.
+    public static func pairs(_ parameters: [RequestParameter]) -> [(String, String)] {
+        parameters.map { ($0.name, $0.value) }
+    }
+}
