@@ -129,6 +129,8 @@ public actor Session: TokenSource {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
                                                         overrides: configuration.endpoints, quirks: configuration.quirks)
         }
+        // A code flow the provider would refuse without PAR is refused here, before anything else.
+        if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)

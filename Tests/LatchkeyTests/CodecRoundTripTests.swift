@@ -46,6 +46,10 @@ import LatchkeyJOSE
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
                                     quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
         for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
+        c.par = .always
+        c.resources = ["https://api.example/a", "urn:example:b"]
+        c.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!,
+                             RequestParameter(name: "prompt", value: "consent")!]
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
         #expect(back == c)
@@ -56,7 +60,8 @@ import LatchkeyJOSE
         let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
                                        "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
                                        "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
-                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop"]
+                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop", "par": "par",
+                                       "resources": "resources", "extraParameters": "parameters"]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
@@ -65,13 +70,14 @@ import LatchkeyJOSE
     }
 
     @Test func storedSessionRoundTripsEveryMember() throws {
-        let session = StoredSession(
+        var session = StoredSession(
             profile: "p", issuer: "https://idp.example", clientID: "c",
             token: Token(accessToken: "at", tokenType: "Bearer", refreshToken: "rt",
                          expiresAt: Timestamp(timeIntervalSince1970: 1_796_120_420.5), scope: "openid", idToken: "h.p.s"),
             subject: "sub", idTokenClaimsJSON: #"{"sub":"sub"}"#, metadata: Self.fullMetadata(),
             createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25),
             dpop: DPoPBinding(privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
+        session.grant = .clientCredentials
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))

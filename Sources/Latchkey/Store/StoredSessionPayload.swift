@@ -25,8 +25,8 @@ enum StoredSessionPayload {
         o["createdAt"] = .seconds(session.createdAt.timeIntervalSince1970)
         o["updatedAt"] = .seconds(session.updatedAt.timeIntervalSince1970)
         if let dpop = session.dpop { o["dpop"] = .object(binding(dpop)) }
-        // Written only when not the default, so files of person-authorized sessions are unchanged.
-        if session.grant != .authorization { o["grant"] = .string(session.grant.rawValue) }
+        // Files without it (written before client credentials) read as `.authorization`.
+        o["grant"] = .string(session.grant.rawValue)
         return Array(JSONValue.object(o).jsonText.utf8)
     }
 
