@@ -139,6 +139,18 @@ SCENARIOS: dict[str, dict] = {
     "dpop-cnf-mismatch": dict(dpop=True, dpop_cnf_mismatch=True),
     # DPoP is not in the metadata (auto sends no proofs); a proof is still honoured.
     "dpop-unadvertised": dict(dpop=True, dpop_unadvertised=True),
+    # --- PAR, resource indicators, client credentials (issue 16) ---
+    # The metadata requires pushed authorization requests (RFC 9126 §5); /par stores the request and
+    # answers 201 + request_uri; /authorize accepts only a live request_uri (a plain request is
+    # redirected back with invalid_request).
+    "par-required": dict(par=True, par_required=True),
+    # PAR is advertised but the answer has no request_uri (exit 7).
+    "par-no-request-uri": dict(par=True, par_answer={"expires_in": 60}),
+    # The request_uri is refused at /authorize as expired (invalid_request_uri on the redirect).
+    "par-expired": dict(par=True, par_required=True, par_expired=True),
+    # The client-credentials grant (RFC 6749 §4.4), for confidential clients (HTTP Basic or
+    # client_secret_post); no refresh token, no ID token. Access tokens live --at-ttl seconds.
+    "client-credentials": dict(client_credentials=True),
 }
 
 
@@ -411,6 +423,7 @@ class Handler(BaseHTTPRequestHandler):
             "/large": self._large,
             "/drop": self._drop,
             "/echo": self._echo,
+            "/par": self._par,  # issue 16
         }
         handler = routes.get(path)
         if handler is None:
@@ -442,6 +455,10 @@ class Handler(BaseHTTPRequestHandler):
         }
         if st.k.get("end_session"):
             meta["end_session_endpoint"] = base + "/end_session"
+        if st.k.get("par"):  # issue 16
+            meta["pushed_authorization_request_endpoint"] = base + "/par"
+            if st.k.get("par_required"):
+                meta["require_pushed_authorization_requests"] = True
         if st.k.get("dpop") and not st.k.get("dpop_unadvertised"):
             meta["dpop_signing_alg_values_supported"] = ["ES256"]
         for name in st.k.get("discovery_omit", []):
@@ -577,6 +594,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._refresh(params)
         if grant_type == "authorization_code":
             return self._code_exchange(params)
+        if grant_type == "client_credentials" and self.state.k.get("client_credentials"):
+            return self._client_credentials(params)  # issue 16
         self._token_error(params, 400, "unsupported_grant_type", "unsupported_grant_type")
 
     def _dpop_check(self, params, side: str, htm: str, htu: str, access_token=None) -> bool:
@@ -719,6 +738,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _authorize(self, params):
         st = self.state
+        if st.k.get("par"):  # issue 16: a pushed request, or none at all when it is required
+            params = self._authorize_pushed(params)
+            if params is None:
+                return
         redirect = params.get("redirect_uri", "")
         if not redirect.startswith("http://127.0.0.1:") and not redirect.startswith("http://localhost:"):
             self._send(400, b"bad redirect_uri", "text/plain")
@@ -747,6 +770,76 @@ class Handler(BaseHTTPRequestHandler):
         grant["jkt"] = self._dpop_jkt
         self._json(200, self._tokens(grant, with_id_token=True))
         self._record(params, 200, "token-issued")
+
+    # ---------- issue 16: PAR (RFC 9126) and client credentials (RFC 6749 §4.4) ----------
+    def _par(self, params):
+        st = self.state
+        if not self._dpop_check(params, "par", "POST", st.base() + "/par"):
+            return
+        if "request_uri" in params or not params.get("client_id"):
+            return self._token_error(params, 400, "invalid_request", "par-refused")
+        if "par_answer" in st.k:
+            self._json(201, st.k["par_answer"])
+            return self._record(params, 201, "par-malformed")
+        uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(16)
+        with st.lock:
+            st.pushed = getattr(st, "pushed", {})
+            st.pushed[uri] = dict(params)
+        self._json(201, {"request_uri": uri, "expires_in": 60})
+        self._record(params, 201, "pushed", request_uri=uri)
+
+    def _authorize_pushed(self, params):
+        """The pushed parameters for a request_uri (used once), or None after answering an error."""
+        st = self.state
+        uri = params.get("request_uri")
+        if uri is None:
+            if not st.k.get("par_required"):
+                return params
+            redirect = params.get("redirect_uri", "")
+            self._send(302, b"", "text/plain", {"Location": redirect + "?" + urllib.parse.urlencode(
+                {"error": "invalid_request", "error_description": "pushed authorization requests only",
+                 "state": params.get("state", "")})})
+            self._record(params, 302, "authorize-not-pushed")
+            return None
+        with st.lock:
+            pushed = getattr(st, "pushed", {}).pop(uri, None)
+        if pushed is None or pushed.get("client_id") != params.get("client_id"):
+            self._send(400, b"unknown request_uri", "text/plain")
+            self._record(params, 400, "authorize-unknown-request-uri")
+            return None
+        if st.k.get("par_expired"):
+            query = urllib.parse.urlencode({"error": "invalid_request_uri", "error_description": "request_uri expired",
+                                            "state": pushed.get("state", "")})
+            self._send(302, b"", "text/plain", {"Location": pushed["redirect_uri"] + "?" + query})
+            self._record(params, 302, "authorize-request-uri-expired")
+            return None
+        extra = sorted(set(params) - {"client_id", "request_uri"})
+        if extra:
+            self._send(400, b"parameters beside request_uri", "text/plain")
+            self._record(params, 400, "authorize-extra-parameters", extra=extra)
+            return None
+        return pushed
+
+    def _client_credentials(self, params):
+        st = self.state
+        auth = self.headers.get("Authorization") or ""
+        client = None
+        if auth.startswith("Basic "):
+            user = base64.b64decode(auth[6:]).decode(errors="replace").split(":", 1)
+            client = urllib.parse.unquote_plus(user[0]) if len(user) == 2 and user[1] else None
+        elif params.get("client_secret"):
+            client = params.get("client_id")
+        if not client:
+            return self._token_error(params, 401, "invalid_client", "client-credentials-unauthenticated")
+        access = secrets.token_urlsafe(32)
+        with st.lock:
+            st.access_tokens[access] = client
+            if self._dpop_jkt is not None:
+                st.access_jkt[access] = self._dpop_jkt
+        body = {"access_token": access, "token_type": "DPoP" if self._dpop_jkt else "Bearer",
+                "expires_in": st.args.at_ttl, "scope": params.get("scope", "")}
+        self._json(200, body)
+        self._record(params, 200, "client-credentials-issued", client=client)
 
     def _revoke(self, params):
         if not self._dpop_check(params, "revoke", "POST", self.state.base() + "/revoke"):
