@@ -27,7 +27,8 @@ enum CommandCatalog {
         name: "login", aliases: [], summary: "sign in and save the profile",
         details: """
         Signs in with the device flow (default), a loopback browser redirect, or by pasting the
-        redirected URL. --issuer and --client-id are required on a profile's first login and then
+        redirected URL (pushed first with --par when the provider offers PAR); or, with
+        --flow client-credentials, as the client itself, with no person. --issuer and --client-id are required on a profile's first login and then
         remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
         empty unless --json, which prints JSON Lines events.
         """,

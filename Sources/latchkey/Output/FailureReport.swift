@@ -89,6 +89,8 @@ struct FailureReport: Sendable {
         case .network: return "check the network, proxy settings and --ca-file"
         case .oauth(let e, _) where e.code == "invalid_client" || e.code == "unauthorized_client":
             return "check --client-id, --auth-method and the client secret"
+        case .oauth(let e, _) where e.code == "invalid_target":
+            return "the provider refused a --resource value (RFC 8707); check it with the provider, or log in without it"
         case .oauth, .protocolViolation, .tokenBinding: return "run with --verbose to see the exchange"
         case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
