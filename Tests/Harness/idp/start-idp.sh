@@ -93,12 +93,12 @@ start_instance plain "$PLAIN_GLWD" "http://127.0.0.1:$PLAIN" &
 plain=$!
 start_instance tls "$TLS_GLWD" "https://localhost:$TLS" &
 tls=$!
-wait "$certs"
-# mTLS (RFC 8705): the third instance serves TLS itself with the server certificate made above.
+# mTLS (RFC 8705): the third instance serves TLS itself, with the server certificate make_certs
+# writes (it waits for it before starting Glewlwyd).
 MTLS=$((BASE + 20))
 "$HERE/start-mtls-instance.sh" "$STATE" "$MTLS" &
 mtls=$!
-wait "$plain"; wait "$tls"; wait "$mtls"
+wait "$certs"; wait "$plain"; wait "$tls"; wait "$mtls"
 
 start_proxy plain "$PLAIN" "$PLAIN_GLWD"
 start_proxy tls "$TLS_PROXY" "$TLS_GLWD"

@@ -5,7 +5,7 @@
 # Glewlwyd only *requests* the certificate: a missing, untrusted or expired one completes the
 # handshake and then gets 403 with an empty body at the endpoints that authenticate the client.
 #
-# usage: start-mtls-instance.sh STATE_DIR PORT   (start-idp.sh calls it once STATE_DIR/ca exists)
+# usage: start-mtls-instance.sh STATE_DIR PORT   (start-idp.sh runs it beside make_certs)
 # Writes STATE_DIR/mtls/env.sh, which start-idp.sh appends to STATE_DIR/env.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +36,11 @@ secure_connection_pem_file="$STATE/ca/server.pem"
 secure_connection_ca_file="$dir/client-trust.pem"
 CONF
 } > "$dir/glewlwyd.conf"
+# start-idp.sh makes the server certificate at the same time: wait until it is complete.
+for _ in $(seq 1 600); do
+  openssl x509 -in "$STATE/ca/server.pem" -noout 2>/dev/null && openssl pkey -in "$STATE/ca/server.key" -noout 2>/dev/null && break
+  sleep 0.05
+done
 glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
 pid=$!
 echo "$pid glewlwyd-mtls" >> "$STATE/pids"
