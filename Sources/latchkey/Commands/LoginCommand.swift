@@ -145,6 +145,17 @@ enum LoginCommand {
             settings[keyPath: path] = ClientCertificateFiles.absolute(value)
         }
         let method = settings.client.authMethod
+        let given = args.has("client-cert-file") || args.has("client-cert-key-file")
+        // Switching to a method without certificates forgets remembered ones; given ones are kept
+        // (a certificate can bind the tokens of a client_secret_* client too, RFC 8705 §3).
+        if !method.usesClientCertificate && !given {
+            settings.clientCertificateFile = nil
+            settings.clientCertificateKeyFile = nil
+        }
+        if (settings.clientCertificateFile == nil) != (settings.clientCertificateKeyFile == nil) {
+            throw UsageError("--client-cert-file and --client-cert-key-file go together", command: "login",
+                             hint: "give the PEM certificate and its private key (owner-only files)")
+        }
         if method.usesClientCertificate && (settings.clientCertificateFile == nil || settings.clientCertificateKeyFile == nil) {
             throw UsageError("--auth-method \(method.rawValue) needs --client-cert-file and --client-cert-key-file", command: "login",
                              hint: "give the PEM certificate and its private key (owner-only files); they are remembered by path")
