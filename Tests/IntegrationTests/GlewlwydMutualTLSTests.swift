@@ -116,8 +116,6 @@ struct GlewlwydMutualTLSTests {
         try Self.expectNoKey(idp.deviceKey, in: refresh.stderrText + refresh.stdoutText, "refresh --verbose")
         let refreshed = try ws.latchkey.run(["token"]).stdoutText.trimmed
         #expect(refreshed != token && jwtPayload(refreshed)?["cnf"]?["x5t#S256"]?.stringValue == thumbprint)
-        let stored = try ws.latchkey.run(["token", "--format", "json"])
-        _ = stored
         let logout = try ws.latchkey.run(["logout", "--verbose"])
         #expect(logout.exitCode == 0 && logout.stderrText.contains("the tokens are revoked"), "logout: \(logout.stderrText)")
         #expect(!logout.stderrText.contains("warning"), "logout: \(logout.stderrText)")
