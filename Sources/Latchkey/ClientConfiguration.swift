@@ -7,6 +7,14 @@ public enum ClientAuthMethod: String, Sendable, CaseIterable {
     case clientSecretBasic = "client_secret_basic"
     /// `client_id` and `client_secret` in the request body.
     case clientSecretPost = "client_secret_post"
+    /// RFC 8705 §2.1: a certificate from a CA the provider trusts, presented in the TLS handshake;
+    /// `client_id` in the body, no secret.
+    case tlsClientAuth = "tls_client_auth"
+    /// RFC 8705 §2.2: a self-signed certificate registered with the provider, presented the same way.
+    case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
+
+    /// True for the mutual-TLS methods, which need a client certificate and its key.
+    public var usesClientCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
 }
 
 /// When to send a PKCE S256 challenge on the *device* authorization request (the code flow always does).

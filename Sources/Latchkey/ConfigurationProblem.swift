@@ -10,6 +10,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case unusableIssuer(String)
     /// The redirect URI cannot be used by this flow.
     case unusableRedirectURI(String, reason: String)
+    /// A mutual-TLS method (RFC 8705) was chosen without a client certificate and key.
+    case missingClientCertificate(method: ClientAuthMethod)
     /// The paste flow was asked for without a way to read the pasted text.
     case missingPasteReader
     /// A public client asked for `offline_access` without DPoP while the policy demands that its
@@ -34,6 +36,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .unusableIssuer(let issuer):
             return "issuer \(issuer) must be an https URL without query or fragment (http only for loopback)"
         case .unusableRedirectURI(let uri, let reason): return "\(reason), got \(uri)"
+        case .missingClientCertificate(let method): return "\(method.rawValue) needs a client certificate and its private key"
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
         case .offlineAccessWithoutDPoP:
             return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"

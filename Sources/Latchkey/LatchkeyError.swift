@@ -33,6 +33,9 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     /// A DPoP exchange broke RFC 9449 (a Bearer answer under `always`, a foreign `cnf.jkt`, a nonce
     /// asked for twice).
     case tokenBinding(TokenBindingProblem)
+    /// Mutual-TLS client authentication (RFC 8705) failed: a local certificate or key that cannot
+    /// be used (a storage problem), or the provider refusing the certificate presented.
+    case clientCertificate(ClientCertificateProblem)
     /// The task was cancelled (SIGINT).
     case cancelled
 
@@ -67,6 +70,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .expired, .timedOut: return .expired
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
         case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding: return .protocolViolation
+        case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
         case .configuration: return .configuration
@@ -84,6 +88,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .timedOut: return "timed_out"
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation, .tokenBinding: return "protocol_violation"
+        case .clientCertificate(let p): return p.isLocal ? "client_certificate_unusable" : "client_certificate_refused"
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .issuerMismatch: return "issuer_mismatch"
         case .verification: return "verification_failed"
@@ -109,6 +114,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .storage(let e): return "token storage failed: \(e)"
         case .configuration(let problem): return problem.description
         case .tokenBinding(let problem): return "protocol error: \(problem.description)"
+        case .clientCertificate(let problem): return problem.description
         case .cancelled: return "cancelled"
         }
     }

@@ -82,7 +82,8 @@ public enum ProviderDiscovery {
             ("device_authorization_endpoint", m.deviceAuthorizationEndpoint),
             ("revocation_endpoint", m.revocationEndpoint), ("jwks_uri", m.jwksURI),
         ]
-        for (name, value) in endpoints {
+        let aliases = (m.mtlsEndpointAliases?.present ?? []).map { ("mtls_endpoint_aliases." + $0.0, Optional($0.1)) }
+        for (name, value) in endpoints + aliases {
             guard let value else { continue }
             guard HTTPURL(string: value) != nil else {
                 throw .protocolViolation("\(name) \(value) is not an https URL (http is allowed for loopback only)")

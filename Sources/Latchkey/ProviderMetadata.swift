@@ -37,6 +37,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var pushedAuthorizationRequestEndpoint: String?
     /// RFC 9126 §5: the provider accepts only pushed authorization requests.
     public var requirePushedAuthorizationRequests: Bool?
+    /// RFC 8705 §5: where a client presenting its certificate sends its requests instead.
+    public var mtlsEndpointAliases: MTLSEndpointAliases?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -70,6 +72,7 @@ extension ProviderMetadata {
     /// Every member name Latchkey models (the rest of a provider's document is `DiscoveredProvider`'s).
     public static var memberNames: [String] {
         ["issuer"] + stringMembers.map(\.name) + listMembers.map(\.name) + flagMembers.map(\.name)
+            + [MTLSEndpointAliases.memberName]
     }
 
     /// Reads metadata, every modelled member type-checked; other members are ignored.
@@ -87,6 +90,8 @@ extension ProviderMetadata {
         for member in Self.flagMembers {
             self[keyPath: member.path] = lenient ? json[member.name]?.boolValue : try m.bool(member.name)
         }
+        // Strict even when lenient: see `MTLSEndpointAliases.init(json:)`.
+        if let aliases = m.value(MTLSEndpointAliases.memberName) { mtlsEndpointAliases = try MTLSEndpointAliases(json: aliases) }
     }
 
     /// The metadata as JSON: modelled members in table order, unset ones left out.
@@ -96,6 +101,21 @@ extension ProviderMetadata {
         for member in Self.stringMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         for member in Self.listMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         for member in Self.flagMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        if let aliases = mtlsEndpointAliases { o[MTLSEndpointAliases.memberName] = .object(aliases.json) }
         return o
+    }
+}
+
+extension ProviderMetadata {
+    /// The metadata a client presenting a certificate acts on (RFC 8705 §5): each endpoint that has
+    /// an alias replaced by it; the same metadata when there are none.
+    public var usingMutualTLSAliases: ProviderMetadata {
+        guard let aliases = mtlsEndpointAliases else { return self }
+        var m = self
+        if let token = aliases.tokenEndpoint { m.tokenEndpoint = token }
+        if let revocation = aliases.revocationEndpoint { m.revocationEndpoint = revocation }
+        if let device = aliases.deviceAuthorizationEndpoint { m.deviceAuthorizationEndpoint = device }
+        if let par = aliases.pushedAuthorizationRequestEndpoint { m.pushedAuthorizationRequestEndpoint = par }
+        return m
     }
 }

@@ -17,6 +17,7 @@ public actor Session: TokenSource {
     let random: any RandomSource
     let clientSecret: String?
     let clientAuthentication: (any RequestAuthenticator)?
+    let mutualTLS: MutualTLS?
     let nonces = ServerNonces()
     let injectedKeySet: (any KeySet)?
     private var keySets: [String: RemoteKeySet] = [:]
@@ -29,9 +30,13 @@ public actor Session: TokenSource {
     ///   - clientAuthentication: how the client authenticates; nil follows `configuration.authMethod`
     ///     with `clientSecret`.
     ///   - keySet: replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
+    ///   - mutualTLS: the client certificate (RFC 8705), read at each sign-in, refresh and logout and
+    ///     presented only to the endpoints where the client authenticates; required by the
+    ///     `tls_client_auth` methods. With it, `mtls_endpoint_aliases` replace those endpoints.
     public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
-                clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil) {
+                clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
+                mutualTLS: MutualTLS? = nil) {
         self.configuration = configuration
         self.store = store
         self.transports = transports
@@ -40,6 +45,7 @@ public actor Session: TokenSource {
         self.clientSecret = clientSecret
         self.clientAuthentication = clientAuthentication
         self.injectedKeySet = keySet
+        self.mutualTLS = mutualTLS
     }
 
     /// A session whose every endpoint uses `transport`.
@@ -122,7 +128,9 @@ public actor Session: TokenSource {
         if flow == .clientCredentials, configuration.authMethod == .none, clientAuthentication == nil {
             throw .configuration(.clientCredentialsNeedClientAuthentication)
         }
-        let meta: ProviderMetadata
+        // The certificate is checked before anything is sent, discovery included.
+        let identity = try clientIdentity()
+        var meta: ProviderMetadata
         if let metadata {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
         } else {
@@ -131,6 +139,9 @@ public actor Session: TokenSource {
         }
         // A code flow the provider would refuse without PAR is refused here, before anything else.
         if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
+        // RFC 8705 §5: a client presenting its certificate uses the aliases; they are what is stored,
+        // so a refresh or logout goes there too.
+        if identity != nil { meta = meta.usingMutualTLSAliases }
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
@@ -138,7 +149,7 @@ public actor Session: TokenSource {
             if offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
             events(.offlineAccessWithoutDPoP)
         }
-        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey))
+        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey, identity: identity))
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
         var nonce: String?
@@ -269,7 +280,7 @@ public actor Session: TokenSource {
 
     /// The request pipeline: the client's authentication, the transports, and this session's nonces;
     /// with `dpop`, proofs from that key too.
-    func pipeline(dpop: DPoPKey? = nil) throws(LatchkeyError) -> ProviderPipeline {
+    func pipeline(dpop: DPoPKey? = nil, identity: TLSClientIdentity? = nil) throws(LatchkeyError) -> ProviderPipeline {
         let authenticator: any RequestAuthenticator
         if let clientAuthentication {
             authenticator = clientAuthentication
@@ -277,7 +288,28 @@ public actor Session: TokenSource {
             authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
         }
         let proofs: [any RequestAuthenticator] = dpop.map { [DPoPAuthenticator(key: $0)] } ?? []
-        return ProviderPipeline(transports: transports, authenticators: [authenticator] + proofs, time: time, random: random, nonces: nonces)
+        var transports = self.transports
+        var presented: TLSClientIdentity?
+        let certificate: TLSClientIdentity?
+        if let identity { certificate = identity } else { certificate = try clientIdentity() }
+        if let mutualTLS, let certificate {
+            transports = mutualTLS.transports(transports, presenting: certificate)
+            presented = certificate
+        }
+        var pipeline = ProviderPipeline(transports: transports, authenticators: [authenticator] + proofs, time: time, random: random,
+                                        nonces: nonces)
+        pipeline.presentedCertificate = presented
+        return pipeline
+    }
+
+    /// The client certificate, read and checked now; nil without `mutualTLS`. A mutual-TLS auth
+    /// method without one is a configuration problem.
+    func clientIdentity() throws(LatchkeyError) -> TLSClientIdentity? {
+        guard let mutualTLS else {
+            if configuration.authMethod.usesClientCertificate { throw .configuration(.missingClientCertificate(method: configuration.authMethod)) }
+            return nil
+        }
+        return try mutualTLS.identity(at: time.now())
     }
 
     private func loadSession() throws(LatchkeyError) -> StoredSession? {

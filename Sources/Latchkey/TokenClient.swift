@@ -60,6 +60,9 @@ public struct TokenClient: Sendable {
         switch outcome {
         case .token(let token):
             try TokenBindingCheck.check(token, proofKey: dpopKey, requireBinding: requiresBinding)
+            if let certificate = pipeline.presentedCertificate {
+                try TokenBindingCheck.checkCertificate(token, certificateThumbprint: certificate.certificateThumbprintSHA256)
+            }
         case .error(.server("use_dpop_nonce", _, _)) where dpopKey != nil:
             // The pipeline already retried once with the nonce it got (RFC 9449 §8).
             throw .tokenBinding(.nonceRequestedTwice(.token))

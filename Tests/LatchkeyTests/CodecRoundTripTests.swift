@@ -15,6 +15,9 @@ import LatchkeyJOSE
         for (i, member) in ProviderMetadata.stringMembers.enumerated() { m[keyPath: member.path] = "https://idp.example/\(i)" }
         for (i, member) in ProviderMetadata.listMembers.enumerated() { m[keyPath: member.path] = ["v\(i)", "w\(i)"] }
         for member in ProviderMetadata.flagMembers { m[keyPath: member.path] = true }
+        var aliases = MTLSEndpointAliases()
+        for (i, member) in MTLSEndpointAliases.members.enumerated() { aliases[keyPath: member.path] = "https://mtls.idp.example/\(i)" }
+        m.mtlsEndpointAliases = aliases
         return m
     }
 

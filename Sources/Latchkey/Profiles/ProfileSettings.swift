@@ -13,11 +13,16 @@ public struct ProfileSettings: Sendable, Equatable {
     public var credentialUsername: String?
     /// OpenID Connect RP-Initiated Logout §2: where the provider sends the browser after logout.
     public var postLogoutRedirectURI: String?
+    /// RFC 8705: the PEM client certificate (chain) presented to the provider, by absolute path; read at each use.
+    public var clientCertificateFile: String?
+    /// The PEM private key of `clientCertificateFile`, by absolute path; read at each use, never copied.
+    public var clientCertificateKeyFile: String?
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
         [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
-         ("post_logout_redirect_uri", \.postLogoutRedirectURI)]
+         ("post_logout_redirect_uri", \.postLogoutRedirectURI),
+         ("client_cert_file", \.clientCertificateFile), ("client_cert_key_file", \.clientCertificateKeyFile)]
     }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.

@@ -1,5 +1,6 @@
 extension ClientAuthMethod {
-    /// The authenticator for this method; the `client_secret_*` methods need `secret`.
+    /// The authenticator for this method; the `client_secret_*` methods need `secret`. The mutual-TLS
+    /// methods authenticate in the handshake, so theirs only names the client (see `MutualTLS`).
     public func authenticator(clientID: String, secret: String?) throws(LatchkeyError) -> any RequestAuthenticator {
         switch self {
         case .none:
@@ -10,6 +11,8 @@ extension ClientAuthMethod {
         case .clientSecretPost:
             guard let secret else { throw .configuration(.missingClientSecret(method: self)) }
             return ClientSecretAuthentication(clientID: clientID, secret: secret, placement: .post)
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            return TLSClientAuthentication(clientID: clientID)
         }
     }
 }

@@ -17,6 +17,10 @@ public struct ProviderPipeline: Sendable {
     public var nonces: ServerNonces
     /// Each request's overall deadline, in seconds.
     public var timeout: Double = 30
+    /// The client certificate the transports present on the roles that authenticate the client
+    /// (`MutualTLS`), if any: a refusal there is reported as the certificate's, and token answers
+    /// are checked against its thumbprint.
+    public var presentedCertificate: TLSClientIdentity?
 
     /// Makes a pipeline.
     public init(transports: EndpointTransports, authenticators: [any RequestAuthenticator], time: any TimeSource,
@@ -37,6 +41,10 @@ public struct ProviderPipeline: Sendable {
             var prepared = request
             for authenticator in authenticators { try authenticator.authenticate(&prepared, context: context) }
             let response = try await exchange.send(prepared.httpRequest(timeout: timeout))
+            if let certificate = presentedCertificate, request.role.authenticatesClient,
+               let refusal = ClientCertificateProblem.refusal(response, endpoint: request.role, subject: certificate.subject) {
+                throw .clientCertificate(refusal)
+            }
             if retried { return response }
             // Every authenticator sees the response (one may remember a nonce even when another asks).
             var again = false

@@ -94,7 +94,7 @@ enum LoginCommand {
             throw UsageError("--flow client-credentials needs a confidential client", command: "login",
                              hint: "give the secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, and --auth-method if not client_secret_basic")
         }
-        if client.authMethod != .none && secret == nil {
+        if client.authMethod != .none && !client.authMethod.usesClientCertificate && secret == nil {
             throw UsageError("--auth-method \(client.authMethod.rawValue) needs a client secret", command: "login",
                              hint: "give it with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, never on the command line")
         }
@@ -123,6 +123,7 @@ enum LoginCommand {
         }
         var settings = ProfileSettings(client: client, keySource: .machine)
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
+        try rememberClientCertificate(args, existing: existing, into: &settings)
         do {
             settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
                                                                tokenFileExists: access.unlockedStore(existing).hasTokenFile)
@@ -168,6 +169,37 @@ enum LoginCommand {
                 }
                 return p
             }
+        }
+    }
+
+    /// `--client-cert-file` and `--client-cert-key-file` (RFC 8705), over what the profile remembers,
+    /// as absolute paths so later commands find them from any directory. The files are only read
+    /// when a request needs them, never copied; the mutual-TLS methods need both.
+    static func rememberClientCertificate(_ args: ParsedArguments, existing: ProfileSettings?,
+                                          into settings: inout ProfileSettings) throws {
+        settings.clientCertificateFile = existing?.clientCertificateFile
+        settings.clientCertificateKeyFile = existing?.clientCertificateKeyFile
+        for (key, path) in [("client-cert-file", \ProfileSettings.clientCertificateFile),
+                            ("client-cert-key-file", \ProfileSettings.clientCertificateKeyFile)] {
+            guard let value = args.string(key) else { continue }
+            guard !value.isEmpty else { throw UsageError("--\(key) needs a file name", command: "login") }
+            settings[keyPath: path] = ClientCertificateFiles.absolute(value)
+        }
+        let method = settings.client.authMethod
+        let given = args.has("client-cert-file") || args.has("client-cert-key-file")
+        // Switching to a method without certificates forgets remembered ones; given ones are kept
+        // (a certificate can bind the tokens of a client_secret_* client too, RFC 8705 §3).
+        if !method.usesClientCertificate && !given {
+            settings.clientCertificateFile = nil
+            settings.clientCertificateKeyFile = nil
+        }
+        if (settings.clientCertificateFile == nil) != (settings.clientCertificateKeyFile == nil) {
+            throw UsageError("--client-cert-file and --client-cert-key-file go together", command: "login",
+                             hint: "give the PEM certificate and its private key (owner-only files)")
+        }
+        if method.usesClientCertificate && (settings.clientCertificateFile == nil || settings.clientCertificateKeyFile == nil) {
+            throw UsageError("--auth-method \(method.rawValue) needs --client-cert-file and --client-cert-key-file", command: "login",
+                             hint: "give the PEM certificate and its private key (owner-only files); they are remembered by path")
         }
     }
 

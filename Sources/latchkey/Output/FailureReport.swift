@@ -92,6 +92,10 @@ struct FailureReport: Sendable {
         case .oauth(let e, _) where e.code == "invalid_target":
             return "the provider refused a --resource value (RFC 8707); check it with the provider, or log in without it"
         case .oauth, .protocolViolation, .tokenBinding: return "run with --verbose to see the exchange"
+        case .clientCertificate(.unusable):
+            return "check --client-cert-file and --client-cert-key-file: PEM, the key unencrypted and the certificate's, valid now"
+        case .clientCertificate(.refused):
+            return "check that the provider trusts the certificate's CA and registers its subject for this client"
         case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
         case .storage: return "check the state directory, its permissions and the key source"

@@ -53,6 +53,11 @@ struct ProfileAccess: Sendable {
     /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log;
     /// `limits` bound the response (`fetch` accepts larger bodies than the provider's endpoints).
     func transport(limits: HTTPResponseParser.Limits = .init()) -> HTTPClient {
+        HTTPClient(configuration: configuration(limits: limits))
+    }
+
+    /// The configuration behind `transport`.
+    func configuration(limits: HTTPResponseParser.Limits = .init()) -> HTTPClient.Configuration {
         let logger: (@Sendable (String) -> Void)? = context.globals.verbose
             ? { @Sendable line in Console.write(2, line + "\n") } : nil
         // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE and the system bundle.
@@ -60,7 +65,19 @@ struct ProfileAccess: Sendable {
             .compactMap { $0 }.first { !$0.isEmpty }
         var configuration = HTTPClient.Configuration.fromEnvironment(context.environment.snapshot(), caFile: caFile, logger: logger)
         configuration.limits = limits
-        return HTTPClient(configuration: configuration)
+        return configuration
+    }
+
+    /// RFC 8705: the profile's client certificate, read from its files at each use and presented
+    /// only on the provider connections where the client authenticates; nil when none is set.
+    func mutualTLS(_ settings: ProfileSettings) -> MutualTLS? {
+        guard let certificate = settings.clientCertificateFile, let key = settings.clientCertificateKeyFile else { return nil }
+        let base = configuration()
+        return MutualTLS(source: ClientCertificateFiles(certificatePath: certificate, keyPath: key)) { identity in
+            var configuration = base
+            configuration.clientIdentity = identity
+            return HTTPClient(configuration: configuration)
+        }
     }
 
     /// A session over `store` with the real transport, clock and random source.
@@ -70,7 +87,7 @@ struct ProfileAccess: Sendable {
             throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
                                  hint: "check that getrandom(2) works in this environment")
         }
-        return Session(configuration: settings.client, store: store, transport: transport(), random: random,
-                       clientSecret: try SecretInput.clientSecret(context))
+        return Session(configuration: settings.client, store: store, transports: EndpointTransports(transport()), random: random,
+                       clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings))
     }
 }

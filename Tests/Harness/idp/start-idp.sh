@@ -3,6 +3,9 @@
 #   - "plain": Glewlwyd behind a counting proxy, issuer http://127.0.0.1:$BASE/api/oidc
 #   - "tls":   Glewlwyd behind a counting proxy behind stunnel (throwaway CA, certificate for
 #              `localhost`), issuer https://localhost:$((BASE+10))/api/oidc
+#   - "mtls":  Glewlwyd serving TLS itself and requesting client certificates (a throwaway fleet
+#              CA), issuers https://localhost:$((BASE+20))/api/mtls and /api/mtlsalias
+#              (start-mtls-instance.sh)
 # Two Glewlwyd instances because Glewlwyd derives the issuer and every discovery endpoint from its
 # single external_url. Each instance has the plugins `oidc` (normal), `quickexpiry` (short-lived
 # device codes), `shortlived` (short-lived access tokens), `dpop` (DPoP allowed) and `dpopnonce`
@@ -37,6 +40,7 @@ mkdir -p "$STATE"
 STATE=$(cd "$STATE" && pwd)
 "$HERE/stop-idp.sh" "$STATE" >/dev/null 2>&1 || true
 rm -rf "$STATE/plain" "$STATE/tls" "$STATE/ca" "$STATE/pids" "$STATE/env.sh"
+rm -rf "$STATE/mtls" "$STATE/fleet"
 mkdir -p "$STATE/plain" "$STATE/tls" "$STATE/ca"
 : > "$STATE/pids"
 
@@ -89,7 +93,12 @@ start_instance plain "$PLAIN_GLWD" "http://127.0.0.1:$PLAIN" &
 plain=$!
 start_instance tls "$TLS_GLWD" "https://localhost:$TLS" &
 tls=$!
-wait "$certs"; wait "$plain"; wait "$tls"
+# mTLS (RFC 8705): the third instance serves TLS itself, with the server certificate make_certs
+# writes (it waits for it before starting Glewlwyd).
+MTLS=$((BASE + 20))
+"$HERE/start-mtls-instance.sh" "$STATE" "$MTLS" &
+mtls=$!
+wait "$certs"; wait "$plain"; wait "$tls"; wait "$mtls"
 
 start_proxy plain "$PLAIN" "$PLAIN_GLWD"
 start_proxy tls "$TLS_PROXY" "$TLS_GLWD"
@@ -161,5 +170,6 @@ export LATCHKEY_IT_MACHINE_SECRET_FILE='$STATE/plain/machine-client.secret'
 export LATCHKEY_IT_MACHINE_SECRET_FILE_TLS='$STATE/tls/machine-client.secret'
 export LATCHKEY_IT_RESOURCE='https://api.example.test/v1'
 ENV
+cat "$STATE/mtls/env.sh" >> "$STATE/env.sh"
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"

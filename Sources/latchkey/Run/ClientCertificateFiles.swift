@@ -1,0 +1,29 @@
+import Glibc
+import Latchkey
+import LatchkeyCrypto
+
+/// The profile's client certificate and key files (RFC 8705), read at each use with the token
+/// file's rules (owner-only, else exit 9), and handed to the library, which never reads files
+/// itself. The key's bytes are held only while the identity is made.
+struct ClientCertificateFiles: ClientCertificateSource {
+    let certificatePath: String
+    let keyPath: String
+
+    func read() throws(LatchkeyError) -> ClientCertificateMaterial {
+        do {
+            let certificate = try OwnerOnlyFile.read(certificatePath)
+            return ClientCertificateMaterial(certificateChainPEM: certificate, privateKeyPEM: try OwnerOnlyFile.readSecret(keyPath))
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// `path` made absolute against the current directory, so the profile can remember it.
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
+    }
+}
