@@ -15,6 +15,10 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// A public client asked for `offline_access` without DPoP while the policy demands that its
     /// refresh token be bound (`OfflineAccessPolicy.requireDPoP`).
     case offlineAccessWithoutDPoP
+    /// CIBA was asked for without a login hint naming the person to ask.
+    case missingLoginHint
+    /// A CIBA request value cannot be sent (the binding message, the requested expiry).
+    case invalidBackchannelRequest(reason: String)
 
     /// One line.
     public var description: String {
@@ -27,6 +31,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
         case .offlineAccessWithoutDPoP:
             return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"
+        case .missingLoginHint: return "CIBA needs a login hint naming the person to ask"
+        case .invalidBackchannelRequest(let reason): return reason
         }
     }
 }

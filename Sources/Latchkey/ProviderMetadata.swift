@@ -33,6 +33,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var dpopSigningAlgValuesSupported: [String]?
     /// RFC 9207: the server sends `iss` in authorization responses.
     public var authorizationResponseIssParameterSupported: Bool?
+    /// OpenID CIBA Core §4: where a backchannel authentication request is posted.
+    public var backchannelAuthenticationEndpoint: String?
+    /// OpenID CIBA Core §4: `poll`, `ping`, `push`; Latchkey needs `poll`.
+    public var backchannelTokenDeliveryModesSupported: [String]?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -47,7 +51,8 @@ extension ProviderMetadata {
         [("authorization_endpoint", \.authorizationEndpoint), ("token_endpoint", \.tokenEndpoint),
          ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
          ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint),
-         ("end_session_endpoint", \.endSessionEndpoint)]
+         ("end_session_endpoint", \.endSessionEndpoint),
+         ("backchannel_authentication_endpoint", \.backchannelAuthenticationEndpoint)]
     }
     /// Members holding a list of strings.
     static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {
@@ -55,7 +60,8 @@ extension ProviderMetadata {
          ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
          ("grant_types_supported", \.grantTypesSupported),
          ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
-         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported)]
+         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported),
+         ("backchannel_token_delivery_modes_supported", \.backchannelTokenDeliveryModesSupported)]
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
