@@ -26,8 +26,9 @@ enum CommandCatalog {
     static let login = CommandSpec(
         name: "login", aliases: [], summary: "sign in and save the profile",
         details: """
-        Signs in with the device flow (default), a loopback browser redirect, or by pasting the
-        redirected URL. --issuer and --client-id are required on a profile's first login and then
+        Signs in with the device flow (default), a loopback browser redirect, by pasting the
+        redirected URL, or with CIBA (the provider asks the person named by --login-hint on their
+        own device). --issuer and --client-id are required on a profile's first login and then
         remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
         empty unless --json, which prints JSON Lines events.
         """,
@@ -36,7 +37,7 @@ enum CommandCatalog {
             .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
             .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
             .value("scope", "SCOPES", help: "space-separated scopes to request", default: "openid offline_access"),
-            .value("flow", "device|browser|paste", help: "how to sign in", default: "device"),
+            .value("flow", "device|browser|paste|ciba", help: "how to sign in", default: "device"),
             .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
                    default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
             .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
@@ -69,6 +70,12 @@ enum CommandCatalog {
             .flag("no-qr", help: "do not draw the QR code"),
             .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
             .flag("open", help: "try xdg-open on the URL", default: "off"),
+            .value("login-hint", "HINT", help: "--flow ciba: who is asked to approve, in the provider's format (required for ciba)"),
+            .value("binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
+                   default: "none"),
+            .value("qr-file", "FILE.svg|FILE.png",
+                   help: "device flow: also write the verification URL's QR code as an image; deleted when the login ends",
+                   default: "none"),
         ])
 
     static let token = CommandSpec(

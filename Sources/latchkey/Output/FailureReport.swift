@@ -89,6 +89,8 @@ struct FailureReport: Sendable {
         case .network: return "check the network, proxy settings and --ca-file"
         case .oauth(let e, _) where e.code == "invalid_client" || e.code == "unauthorized_client":
             return "check --client-id, --auth-method and the client secret"
+        case .oauth(_, .backchannelAuthentication):
+            return "check --login-hint: the provider refuses a user it does not know (unknown_user_id; Glewlwyd says invalid_request)"
         case .oauth, .protocolViolation, .tokenBinding: return "run with --verbose to see the exchange"
         case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
@@ -105,6 +107,8 @@ struct FailureReport: Sendable {
     /// A configuration problem with the option that fixes it.
     static func wording(_ problem: ConfigurationProblem) -> String {
         switch problem {
+        case .missingEndpoint("backchannel_authentication_endpoint"):
+            return problem.description + ": the provider does not offer CIBA; use --flow device or browser"
         case .missingEndpoint(let name):
             return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
         case .missingClientSecret:

@@ -149,6 +149,12 @@ export LATCHKEY_IT_PYTHON='$(command -v "$PYTHON")'
 export LATCHKEY_IT_APPROVE='$HERE/approve.py'
 export LATCHKEY_IT_BROWSER='$HERE/browser_login.py'
 export LATCHKEY_IT_SCRIPTED_IDP='$(cd "$HERE/.." && pwd)/scripted_idp.py'
+export LATCHKEY_IT_ISSUER_CIBA='http://127.0.0.1:$PLAIN/api/ciba'
+export LATCHKEY_IT_ISSUER_CIBA_EXPIRY='http://127.0.0.1:$PLAIN/api/cibaquick'
+export LATCHKEY_IT_ISSUER_CIBA_TLS='https://localhost:$TLS/api/ciba'
+export LATCHKEY_IT_CLIENT_CIBA='latchkey-ciba'
+export LATCHKEY_IT_SHORT_CIBA_TTL='4'
+export LATCHKEY_IT_APPROVE_CIBA='$HERE/approve_ciba.py'
 ENV
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"
