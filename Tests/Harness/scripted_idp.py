@@ -155,6 +155,8 @@ SCENARIOS: dict[str, dict] = {
     "ciba-ping-push-only": dict(ciba=True, ciba_modes=["ping", "push"]),
     # The login hint names nobody the provider knows (CIBA Core §13: 400 unknown_user_id).
     "ciba-unknown-user": dict(ciba=True, ciba_unknown_user=True),
+    # Cross-device safety (issue 17): the verification page is on another site than the issuer.
+    "verification-uri-other-site": dict(verification_uri="https://device-login.example.net/activate", complete=False),
 }
 CIBA_GRANT = "urn:openid:params:grant-type:ciba"
 

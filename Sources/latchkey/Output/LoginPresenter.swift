@@ -40,10 +40,11 @@ final class LoginPresenter: Sendable {
     /// Handles one event from the flow. Called synchronously by the library; never blocks.
     func handle(_ event: LoginEvent) {
         // The offline_access warning is for stderr only: the JSON Lines contract has no such event.
+        // The image first, so a kiosk script that reacts to the `verification` event finds it.
+        if case let .verification(authorization, _) = event { writeQRFile(authorization) }
         if json, !event.isOfflineAccessWarning { console.outLine(LoginPresenter.jsonLine(event, issuer: issuer).jsonText) }
         switch event {
         case let .verification(authorization, expiresAt):
-            writeQRFile(authorization)
             if showQR || !json { showVerification(authorization, expiresAt: expiresAt) }
         case let .backchannel(request, response, expiresAt):
             if !json { showBackchannel(request, response, expiresAt: expiresAt) }
