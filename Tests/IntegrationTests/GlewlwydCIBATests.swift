@@ -84,7 +84,10 @@ struct GlewlwydCIBATests {
 
         // Server side: the request carried client authentication and the hint unchanged; polls kept
         // the 5 s interval from each previous response (and from the CIBA answer for the first).
-        let requests = ServerLog.read(idp.proxyLog(for: issuer), since: started)
+        // Other suites share the proxy log: only this plugin's requests count.
+        let plugin = "/" + issuer.split(separator: "/").suffix(2).joined(separator: "/") + "/"
+        let requests = ServerLog.read(idp.proxyLog(for: issuer), since: started).filter { $0.path.hasPrefix(plugin) }
+        #expect(plugin == "/api/ciba/")
         let request = try #require(requests.first { $0.path.hasSuffix("/ciba") })
         #expect(request.param("login_hint") == Self.hint)
         #expect(request.raw["auth_scheme"]?.stringValue == "Basic")
