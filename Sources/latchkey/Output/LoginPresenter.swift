@@ -99,7 +99,9 @@ final class LoginPresenter: Sendable {
         let pairs: [(String, JSONValue)]
         switch event {
         case let .verification(a, expiresAt):
-            let matches = issuer.map { VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: $0) }
+            // null when there is no issuer URL to compare with (never the case for a login).
+            let matches = issuer.flatMap { HTTPURL(string: $0) == nil ? nil : $0 }
+                .map { VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: $0) }
             pairs = [("event", "verification"), ("verification_uri", .string(a.verificationURI)),
                      ("verification_uri_complete", a.verificationURIComplete.map(JSONValue.string) ?? .null),
                      ("user_code", .string(a.userCode)), ("expires_at", .string(RFC3339.format(expiresAt))),
