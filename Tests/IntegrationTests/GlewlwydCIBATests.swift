@@ -9,6 +9,8 @@ struct CIBAIdP {
     /// Plugin `ciba` (poll mode, requests open 600 s), plain and behind the TLS front, and
     /// `cibaquick` (requests expire after `shortTTL` seconds).
     let issuer: String, issuerTLS: String, issuerExpiry: String
+    /// Plugin `cibadpop`: CIBA with DPoP allowed.
+    let issuerDPoP: String
     /// The confidential CIBA client; its secret is the confidential clients' one.
     let client: String
     let secretFile: String, secretFileTLS: String
@@ -19,7 +21,7 @@ struct CIBAIdP {
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> CIBAIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
         return CIBAIdP(base: try IntegrationEnvironment.load(env), issuer: try v("ISSUER_CIBA"), issuerTLS: try v("ISSUER_CIBA_TLS"),
-                       issuerExpiry: try v("ISSUER_CIBA_EXPIRY"), client: try v("CLIENT_CIBA"),
+                       issuerExpiry: try v("ISSUER_CIBA_EXPIRY"), issuerDPoP: try v("ISSUER_CIBA_DPOP"), client: try v("CLIENT_CIBA"),
                        secretFile: try v("CLIENT_SECRET_FILE"), secretFileTLS: try v("CLIENT_SECRET_FILE_TLS"),
                        shortTTL: Int(try v("SHORT_CIBA_TTL")) ?? 4, approveScript: try v("APPROVE_CIBA"))
     }
@@ -101,6 +103,26 @@ struct GlewlwydCIBATests {
         }
         let revoked = requests.filter { $0.path.hasSuffix("/revoke") && $0.status == 200 }.map { $0.param("token_type_hint") ?? "?" }
         #expect(revoked == ["refresh_token", "access_token"], "revocations: \(revoked)")
+    }
+
+    @Test("CIBA with DPoP: the CIBA request and every token request carry a proof, the tokens are bound")
+    func cibaWithDPoP() throws {
+        let idp = try CIBAIdP.load()
+        let ws = try Workspace.glewlwyd(idp.base)
+        let started = wallClock()
+        let outcome = try login(ws, idp, issuer: idp.issuerDPoP, message: Self.message("DPoP")) { message in
+            let answered = try idp.answer(issuer: idp.issuerDPoP, bindingMessage: message)
+            #expect(answered.exitCode == 0, "approve_ciba.py: \(answered)")
+        }
+        #expect(outcome.result.exitCode == 0, "login: \(outcome.result)")
+        #expect(outcome.events.last?["token_binding"]?.stringValue == "dpop", "\(outcome.events)")
+        let userinfo = try ws.latchkey.run(["fetch", idp.issuerDPoP + "/userinfo"])
+        #expect(userinfo.exitCode == 0 && userinfo.stdoutText.contains("\"sub\""), "fetch /userinfo with DPoP: \(userinfo)")
+        let requests = ServerLog.read(idp.base.proxyLog, since: started).filter { $0.path.hasPrefix("/api/cibadpop/") }
+        let request = try #require(requests.first { $0.path.hasSuffix("/ciba") })
+        #expect(request.raw["dpop"]?["htu"]?.stringValue == idp.issuerDPoP + "/ciba", "proof on the CIBA request: \(request.raw)")
+        let polls = requests.filter { $0.grantType == "urn:openid:params:grant-type:ciba" }
+        #expect(!polls.isEmpty && polls.allSatisfy { $0.raw["dpop"]?["htu"]?.stringValue == idp.issuerDPoP + "/token" })
     }
 
     @Test("alice denies the request (cancel_uri): exit 4")

@@ -12,6 +12,7 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
 - plugin `ciba`: like `oidc`, with OpenID CIBA in poll mode (`oauth-ciba-allowed`,
   `oauth-ciba-mode-poll-allowed`); requests stay open 600 s. Client `latchkey-ciba`.
 - plugin `cibaquick`: like `ciba`, but requests expire after --short-ciba-ttl seconds.
+- plugin `cibadpop`: like `ciba`, with DPoP allowed (the proof on the CIBA request binds the tokens).
 All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
 client (not per plugin), so the DPoP tests and the probe have clients of their own.
@@ -110,6 +111,7 @@ def main() -> None:
                 "oauth-ciba-email-allowed": False, "oauth-ciba-user-code-allowed": False}
     plugin("ciba", a.device_ttl, a.at_ttl, extra=ciba(600))
     plugin("cibaquick", a.device_ttl, a.at_ttl, extra=ciba(a.short_ciba_ttl))
+    plugin("cibadpop", a.device_ttl, a.at_ttl, dpop=True, extra=ciba(600))
 
     call("POST", "/user/", {"username": USER, "password": PASSWORD, "name": "Alice Example",
                             "email": "alice@example.test", "enabled": True,
