@@ -27,6 +27,10 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// The client-credentials grant (RFC 6749 §4.4) was asked for by a public client: a client
     /// without credentials has no identity of its own to act as.
     case clientCredentialsNeedClientAuthentication
+    /// CIBA was asked for without a login hint naming the person to ask.
+    case missingLoginHint
+    /// A CIBA request value cannot be sent (the binding message, the requested expiry).
+    case invalidBackchannelRequest(reason: String)
 
     /// One line.
     public var description: String {
@@ -47,6 +51,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
             return "request parameter \(name) is owned by the protocol or not printable, so it cannot be set"
         case .clientCredentialsNeedClientAuthentication:
             return "the client-credentials grant needs client authentication; a public client has no identity to act as"
+        case .missingLoginHint: return "CIBA needs a login hint naming the person to ask"
+        case .invalidBackchannelRequest(let reason): return reason
         }
     }
 }

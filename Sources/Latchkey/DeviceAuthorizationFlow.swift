@@ -3,11 +3,9 @@ import LatchkeyHTTP
 
 /// The device authorization grant (RFC 8628): request a code, show it, poll until the user decides.
 ///
-/// Polling rules (overview.md, providers.md): the interval is measured from when the previous
-/// response *arrived*; `slow_down` adopts the server's new `interval` when it is larger, else adds 5 s; pending and
-/// slow_down are recognised by the `error` member whatever the HTTP status (GitHub 200, Auth0 403/429);
-/// the `expires_in` deadline is enforced client-side; network errors and 5xx are retried with backoff
-/// until the deadline.
+/// Polling follows `TokenPolling` (shared with CIBA): the interval counts from when the previous
+/// response arrived, `slow_down` adds 5 s, the `expires_in` deadline is enforced client-side, and
+/// network errors and 5xx are retried with backoff until the deadline.
 public struct DeviceAuthorizationFlow: Sendable {
     /// The token client (endpoints, client authentication).
     public let client: TokenClient
@@ -110,80 +108,13 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     /// Polls until `cap` at the latest; `timeout` is only what the `.timedOut` error reports.
     func poll(_ pending: Pending, cap: Timestamp?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse {
-        let deadline = pending.expiresAt
-        var interval = Double(max(pending.authorization.interval, 1))
-        var wait = interval
-        var lastArrival = pending.receivedAt
-        var failures = 0
         var params = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
                       ("device_code", pending.authorization.deviceCode)]
         if let pkce = pending.pkce { params.append(("code_verifier", pkce.verifier)) }
-
-        while true {
-            let next = lastArrival.addingTimeInterval(wait)
-            // No poll can happen before the end: wait out the remaining time, so the end is reported
-            // when the countdown the user sees reaches zero, not an interval early.
-            if next > deadline || (cap.map { next > $0 } ?? false) {
-                let end = min(deadline, cap ?? deadline)
-                do { try await time.sleep(seconds: max(end.timeIntervalSince(time.now()), 0)) } catch { throw .cancelled }
-                if let cap, let timeout, cap <= deadline { throw .timedOut(seconds: timeout) }
-                throw .expired(reason: "the device code expired before it was approved")
-            }
-            let delay = next.timeIntervalSince(time.now())
-            do { try await time.sleep(seconds: max(delay, 0)) } catch { throw .cancelled }
-            if Task.isCancelled { throw .cancelled }
-
-            let outcome: TokenResponse.Outcome
-            let response: HTTPResponse
-            do {
-                // A request in flight must not outlive the flow: cut its deadline to what is left.
-                let end = min(deadline, cap ?? deadline)
-                (outcome, response) = try await client.bounded(to: end.timeIntervalSince(time.now())).request(params)
-            } catch {
-                guard case .network(let e) = error, Self.isRetryable(e) else { throw error }
-                lastArrival = time.now()
-                failures += 1
-                wait = backoff(interval: interval, failures: failures)
-                events(.retrying(reason: e.description, nextPollIn: Int(wait.rounded(.up))))
-                continue
-            }
-            lastArrival = time.now()
-
-            switch outcome {
-            case .token(let token):
-                return token
-            case .error(.server(code: "authorization_pending", _, _)):
-                failures = 0
-                wait = interval
-                events(.pending(nextPollIn: Int(wait.rounded(.up))))
-            case .error(.server(code: "slow_down", _, _)):
-                failures = 0
-                // RFC 8628 §3.5: the interval MUST grow by 5 s. GitHub sends its new interval instead, which
-                // is adopted when it is larger; an echo of the current one, or a smaller one, would keep the
-                // client at the rate it was told to leave, so it is +5 s then too.
-                let serverInterval = ResponseBody.object(response)?.lenientInt("interval")
-                    .map { Double(min($0, DeviceAuthorizationResponse.maxInterval)) }
-                if let serverInterval, serverInterval > interval {
-                    interval = serverInterval
-                } else {
-                    interval += 5
-                }
-                wait = interval
-                events(.slowDown(interval: Int(interval.rounded(.up))))
-            case .error(.unexpectedStatus(let status)) where status >= 500 || status == 429:
-                failures += 1
-                wait = backoff(interval: interval, failures: failures)
-                events(.retrying(reason: "HTTP \(status)", nextPollIn: Int(wait.rounded(.up))))
-            case .error(let e):
-                throw DeviceErrorMapping.error(for: e, endpoint: .token)
-            }
-        }
-    }
-
-    /// Exponential backoff from the interval, capped, never below the interval.
-    private func backoff(interval: Double, failures: Int) -> Double {
-        let factor = Double(1 << min(failures, 6))
-        return max(interval, min(interval * factor, Self.maxBackoff))
+        return try await TokenPolling(client: client, time: time, parameters: params, interval: pending.authorization.interval,
+                                      receivedAt: pending.receivedAt, deadline: pending.expiresAt,
+                                      expiryReason: "the device code expired before it was approved")
+            .run(cap: cap, timeout: timeout, events: events)
     }
 
     /// Transport failures worth another poll. A response cut off mid-way shows up as a protocol

@@ -24,6 +24,8 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case accessTokenHashMismatch
     /// No algorithm is both allowed by the profile and advertised by the provider.
     case noAllowedAlgorithm(advertised: [String])
+    /// CIBA: the token's `urn:openid:params:jwt:claim:auth_req_id` names another authentication request.
+    case authRequestIDMismatch
     /// On refresh, a claim of the new ID token differs from the previous one (OIDC Core §12.2).
     case refreshMismatch(claim: String, expected: String, got: String)
 
@@ -41,6 +43,7 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .nonceMismatch: return "ID token nonce does not match the one sent"
         case .accessTokenHashMismatch: return "ID token at_hash does not match the access token"
         case .noAllowedAlgorithm(let adv): return "no allowed signing algorithm among those advertised (\(adv.joined(separator: ", ")))"
+        case .authRequestIDMismatch: return "ID token auth_req_id claim does not match the authentication request"
         case .refreshMismatch(let c, let e, let g): return "refreshed ID token changed \"\(c)\": expected \"\(e)\" got \"\(g)\""
         }
     }

@@ -98,9 +98,15 @@ public struct IDTokenVerifier: Sendable {
         return set
     }
 
+    /// The claim a CIBA ID token names its authentication request with (CIBA Core §7.4).
+    public static let authRequestIDClaim = "urn:openid:params:jwt:claim:auth_req_id"
+
     /// Verifies `idToken`. `nonce` is the one sent (nil for the device grant, which cannot send one);
-    /// `accessToken` enables the `at_hash` check when the token carries one.
-    public func verify(_ idToken: String, nonce: String? = nil, accessToken: String? = nil) async throws(LatchkeyError) -> VerifiedIDToken {
+    /// `accessToken` enables the `at_hash` check when the token carries one; `authRequestID` (CIBA)
+    /// must equal the token's `urn:openid:params:jwt:claim:auth_req_id` when it carries one, so a
+    /// token issued for another person's request is refused (CIBA Core §7.4).
+    public func verify(_ idToken: String, nonce: String? = nil, accessToken: String? = nil,
+                       authRequestID: String? = nil) async throws(LatchkeyError) -> VerifiedIDToken {
         let jws: JWS
         let claims: JWTClaims
         do {
@@ -112,6 +118,11 @@ public struct IDTokenVerifier: Sendable {
         guard let alg = jws.algorithm else { throw .verification(.jose(.unsupportedAlgorithm(jws.header.alg))) }
         guard configuration.allowedAlgorithms.contains(alg) else { throw .verification(.jose(.algorithmNotAllowed(alg.rawValue))) }
         try checkClaims(claims, alg: alg, nonce: nonce, accessToken: accessToken)
+        if let authRequestID, let claim = claims.json[Self.authRequestIDClaim] {
+            guard let got = claim.stringValue, ConstantTime.equals(Array(got.utf8), Array(authRequestID.utf8)) else {
+                throw .verification(.authRequestIDMismatch)
+            }
+        }
         _ = try await keySet.verify(jws, allowed: configuration.allowedAlgorithms)
         return VerifiedIDToken(compact: idToken, header: jws.header, claims: claims, algorithm: alg)
     }

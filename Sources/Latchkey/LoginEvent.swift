@@ -6,6 +6,9 @@ public enum LoginEvent: Sendable {
     case verification(DeviceAuthorizationResponse, expiresAt: Timestamp)
     /// Code flow: open or print this URL.
     case authorizationURL(HTTPURL)
+    /// CIBA: the provider is asking the person `request.loginHint` names, on their own device, to
+    /// approve (showing `request.bindingMessage`); the request is open until `expiresAt`.
+    case backchannel(BackchannelAuthenticationRequest, BackchannelAuthenticationResponse, expiresAt: Timestamp)
     /// Device flow: still waiting for the user; the next poll is in `nextPollIn` seconds.
     case pending(nextPollIn: Int)
     /// Device flow: the server asked to slow down; polls are now `interval` seconds apart.

@@ -39,6 +39,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var requirePushedAuthorizationRequests: Bool?
     /// RFC 8705 §5: where a client presenting its certificate sends its requests instead.
     public var mtlsEndpointAliases: MTLSEndpointAliases?
+    /// OpenID CIBA Core §4: where a backchannel authentication request is posted.
+    public var backchannelAuthenticationEndpoint: String?
+    /// OpenID CIBA Core §4: `poll`, `ping`, `push`; Latchkey needs `poll`.
+    public var backchannelTokenDeliveryModesSupported: [String]?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -54,7 +58,8 @@ extension ProviderMetadata {
          ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
          ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint),
          ("end_session_endpoint", \.endSessionEndpoint),
-         ("pushed_authorization_request_endpoint", \.pushedAuthorizationRequestEndpoint)]
+         ("pushed_authorization_request_endpoint", \.pushedAuthorizationRequestEndpoint),
+         ("backchannel_authentication_endpoint", \.backchannelAuthenticationEndpoint)]
     }
     /// Members holding a list of strings.
     static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {
@@ -62,7 +67,8 @@ extension ProviderMetadata {
          ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
          ("grant_types_supported", \.grantTypesSupported),
          ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
-         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported)]
+         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported),
+         ("backchannel_token_delivery_modes_supported", \.backchannelTokenDeliveryModesSupported)]
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
@@ -116,6 +122,7 @@ extension ProviderMetadata {
         if let revocation = aliases.revocationEndpoint { m.revocationEndpoint = revocation }
         if let device = aliases.deviceAuthorizationEndpoint { m.deviceAuthorizationEndpoint = device }
         if let par = aliases.pushedAuthorizationRequestEndpoint { m.pushedAuthorizationRequestEndpoint = par }
+        if let ciba = aliases.backchannelAuthenticationEndpoint { m.backchannelAuthenticationEndpoint = ciba }
         return m
     }
 }

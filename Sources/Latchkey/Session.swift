@@ -118,12 +118,15 @@ public actor Session: TokenSource {
 
     /// Signs in with `flow`, verifies the ID token (when one is issued), saves the session and reports
     /// `.authorized`. `metadata` skips discovery (the CLI passes stored metadata); `timeout` caps the
-    /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`.
+    /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`; `backchannel`
+    /// names the person to ask for `.ciba`.
     @discardableResult
     public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
                        offlineAccess: OfflineAccessPolicy = .warn,
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
+                       backchannel: BackchannelAuthenticationRequest? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
+        if flow == .ciba && backchannel == nil { throw .configuration(.missingLoginHint) }
         // Refused before discovery: nothing is sent for a sign-in that cannot work.
         if flow == .clientCredentials, configuration.authMethod == .none, clientAuthentication == nil {
             throw .configuration(.clientCredentialsNeedClientAuthentication)
@@ -153,6 +156,7 @@ public actor Session: TokenSource {
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
         var nonce: String?
+        var authRequestID: String?
         switch flow {
         case .device:
             response = try await DeviceAuthorizationFlow(client: client, time: time, random: random)
@@ -172,6 +176,12 @@ public actor Session: TokenSource {
             let result = try await codeFlow.run(receiver: receiver, timeout: timeout, events: events)
             response = result.response
             nonce = result.nonce
+        case .ciba:
+            guard let backchannel else { throw .configuration(.missingLoginHint) }
+            let result = try await BackchannelAuthenticationFlow(client: client, time: time)
+                .run(backchannel, timeout: timeout, events: events)
+            response = result.response
+            authRequestID = result.authRequestID
         }
         let receivedAt = time.now()
         skew = ClockSkew.measure(serverDate: response.serverDate, localNow: receivedAt)
@@ -179,7 +189,7 @@ public actor Session: TokenSource {
         if flow != .clientCredentials, let idToken = response.idToken {
             let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
             verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySet(for: meta), time: judge)
-                .verify(idToken, nonce: nonce, accessToken: response.accessToken)
+                .verify(idToken, nonce: nonce, accessToken: response.accessToken, authRequestID: authRequestID)
         }
         var token = flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
         token.idToken = verified?.compact
@@ -347,4 +357,7 @@ public enum LoginFlow: String, Sendable, Equatable, CaseIterable {
     case paste
     /// RFC 6749 §4.4: no person; the client authenticates and acts as itself.
     case clientCredentials = "client-credentials"
+    /// OpenID CIBA in poll mode: the provider asks the person named by a login hint on their own
+    /// device; needs client authentication.
+    case ciba
 }

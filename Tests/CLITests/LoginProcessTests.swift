@@ -8,7 +8,9 @@ import Testing
 struct LoginProcessTests {
     /// The contract's members, in order, for each JSON Lines event.
     static let eventShapes: [String: [String]] = [
-        "verification": ["event", "verification_uri", "verification_uri_complete", "user_code", "expires_at", "interval"],
+        "verification": ["event", "verification_uri", "verification_uri_complete", "user_code", "expires_at", "interval",
+                         "issuer", "verification_host_matches_issuer"],
+        "backchannel": ["event", "login_hint", "binding_message", "expires_at", "interval"],
         "authorization_url": ["event", "url"],
         "pending": ["event", "next_poll_in"],
         "slow_down": ["event", "interval"],

@@ -83,8 +83,10 @@ struct LoginEventJSONTests {
     @Test func verificationEvent() {
         let response = DeviceAuthorizationResponse(deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "https://i/device",
                                                    verificationURIComplete: nil, expiresIn: 600, interval: 5)
-        let line = LoginPresenter.jsonLine(.verification(response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800))).jsonText
-        #expect(line == #"{"event":"verification","verification_uri":"https://i/device","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5}"#)
+        let line = LoginPresenter.jsonLine(.verification(response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800)),
+                                           issuer: "https://i/api/oidc").jsonText
+        // The wave-1 members, then the two added for cross-device safety (issue 17), at the end.
+        #expect(line == #"{"event":"verification","verification_uri":"https://i/device","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5,"issuer":"https://i/api/oidc","verification_host_matches_issuer":true}"#)
     }
 
     @Test func otherEvents() throws {

@@ -47,7 +47,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-SECRET_FIELDS = {"refresh_token", "device_code", "code", "code_verifier", "client_secret", "token",
+SECRET_FIELDS = {"refresh_token", "device_code", "auth_req_id", "code", "code_verifier", "client_secret", "token",
                  "access_token", "id_token", "password", "client_assertion"}
 
 # Each scenario is a set of knobs over the default, well-behaved server. The docstring-like
@@ -151,7 +151,26 @@ SCENARIOS: dict[str, dict] = {
     # The client-credentials grant (RFC 6749 §4.4), for confidential clients (HTTP Basic or
     # client_secret_post); no refresh token, no ID token. Access tokens live --at-ttl seconds.
     "client-credentials": dict(client_credentials=True),
+    # --- CIBA poll mode (issue 17): /bc-authorize needs client authentication and a login_hint;
+    # the ID token carries urn:openid:params:jwt:claim:auth_req_id. The device-flow knobs
+    # (approve_after, slow_down_polls, interval_form, outcome) apply to the CIBA polls too.
+    "ciba": dict(ciba=True),
+    "ciba-slow-down": dict(ciba=True, slow_down_polls=[1], approve_after=3),
+    "ciba-interval-missing": dict(ciba=True, interval_form="missing", approve_after=1),
+    "ciba-denied": dict(ciba=True, outcome="deny", deny_error="access_denied"),
+    # expired_token once, then (should the client poll again) invalid_grant, as Auth0 does.
+    "ciba-expired-then-invalid-grant": dict(ciba=True, outcome="expire-then-invalid-grant"),
+    "ciba-status-503": dict(ciba=True, fault="status", fault_status=503),
+    # The ID token names another authentication request: a token for someone else's approval.
+    "ciba-auth-req-id-swap": dict(ciba=True, ciba_auth_req_id_swap=True),
+    # CIBA in ping and push modes only: a client without a callback endpoint cannot use it.
+    "ciba-ping-push-only": dict(ciba=True, ciba_modes=["ping", "push"]),
+    # The login hint names nobody the provider knows (CIBA Core §13: 400 unknown_user_id).
+    "ciba-unknown-user": dict(ciba=True, ciba_unknown_user=True),
+    # Cross-device safety (issue 17): the verification page is on another site than the issuer.
+    "verification-uri-other-site": dict(verification_uri="https://device-login.example.net/activate", complete=False),
 }
+CIBA_GRANT = "urn:openid:params:grant-type:ciba"
 
 
 def jwk_thumbprint(jwk: dict) -> str:
@@ -424,6 +443,7 @@ class Handler(BaseHTTPRequestHandler):
             "/drop": self._drop,
             "/echo": self._echo,
             "/par": self._par,  # issue 16
+            "/bc-authorize": self._backchannel_authentication,
         }
         handler = routes.get(path)
         if handler is None:
@@ -461,6 +481,10 @@ class Handler(BaseHTTPRequestHandler):
                 meta["require_pushed_authorization_requests"] = True
         if st.k.get("dpop") and not st.k.get("dpop_unadvertised"):
             meta["dpop_signing_alg_values_supported"] = ["ES256"]
+        if st.k.get("ciba"):
+            meta["backchannel_authentication_endpoint"] = base + "/bc-authorize"
+            meta["backchannel_token_delivery_modes_supported"] = st.k.get("ciba_modes", ["poll"])
+            meta["grant_types_supported"].append(CIBA_GRANT)
         for name in st.k.get("discovery_omit", []):
             meta.pop(name, None)
         return meta
@@ -568,6 +592,8 @@ class Handler(BaseHTTPRequestHandler):
                   "name": "Scripted User"}
         if grant.get("nonce"):
             claims["nonce"] = grant["nonce"]
+        if grant.get("auth_req_id"):
+            claims["urn:openid:params:jwt:claim:auth_req_id"] = grant["auth_req_id"]
         header = {"alg": key.alg, "kid": key.kid, "typ": "JWT"}
         signing_input = (b64u(json.dumps(header).encode()) + "." + b64u(json.dumps(claims).encode())).encode()
         signature = bytearray(key.sign(signing_input))
@@ -590,6 +616,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if grant_type == DEVICE_GRANT:
             return self._device_poll(params)
+        if grant_type == CIBA_GRANT and self.state.k.get("ciba"):
+            return self._ciba_poll(params)
         if grant_type == "refresh_token":
             return self._refresh(params)
         if grant_type == "authorization_code":
@@ -704,6 +732,10 @@ class Handler(BaseHTTPRequestHandler):
             return finish(400, "expired_token", "expired_token")
         if outcome == "invalid-grant":
             return finish(400, "invalid_grant", "invalid_grant")
+        if outcome == "expire-then-invalid-grant":
+            with st.lock:
+                first, dev["expired_once"] = not dev.get("expired_once"), True
+            return finish(400, "expired_token", "expired_token") if first else finish(400, "invalid_grant", "invalid_grant")
         with st.lock:
             if dev.get("used"):
                 reused = True
@@ -712,7 +744,46 @@ class Handler(BaseHTTPRequestHandler):
         if reused:
             return finish(400, "invalid_grant", "device_code-reused")
         grant = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": self._dpop_jkt}
+        if dev.get("auth_req_id"):
+            grant["auth_req_id"] = "someone-elses-request" if k.get("ciba_auth_req_id_swap") else dev["auth_req_id"]
         finish(200, self._tokens(grant, with_id_token=True), "token-issued")
+
+    def _backchannel_authentication(self, params):
+        """CIBA Core §7: client authentication (Basic or client_secret in the body) and a login_hint;
+        the answer is an auth_req_id polled like a device code (the same bookkeeping)."""
+        st, k = self.state, self.state.k
+        if not k.get("ciba"):
+            self._send(404, b'{"error":"not_found"}')
+            return self._record(params, 404, "unknown-path")
+        auth = self.headers.get("Authorization") or ""
+        client_id = params.get("client_id")
+        if auth.startswith("Basic "):
+            client_id = urllib.parse.unquote(base64.b64decode(auth[6:]).decode().split(":", 1)[0])
+        elif "client_secret" not in params:
+            self._json(401, {"error": "invalid_client", "error_description": "client authentication is required"})
+            return self._record(params, 401, "ciba-unauthenticated")
+        if not params.get("login_hint"):
+            self._json(400, {"error": "invalid_request", "error_description": "login_hint is required"})
+            return self._record(params, 400, "ciba-no-hint")
+        if k.get("ciba_unknown_user"):
+            self._json(400, {"error": "unknown_user_id", "error_description": "no such user"})
+            return self._record(params, 400, "ciba-unknown-user")
+        auth_req_id = secrets.token_urlsafe(24)
+        expires_in = k.get("expires_in", st.args.expires_in)
+        with st.lock:
+            st.devices[auth_req_id] = {"polls": 0, "last_done": None, "interval": st.args.interval,
+                                       "deadline": time.time() + expires_in, "client_id": client_id,
+                                       "scope": params.get("scope", "openid"), "challenge": None,
+                                       "auth_req_id": auth_req_id}
+        body = {"auth_req_id": auth_req_id, "expires_in": expires_in}
+        if k.get("interval_form", "int") == "int":
+            body["interval"] = st.args.interval
+        self._json(200, body)
+        self._record(params, 200, "backchannel_authentication", client_auth="basic" if auth else "post")
+
+    def _ciba_poll(self, params):
+        # The device bookkeeping, keyed by the auth_req_id (logged as a fingerprint, like a device code).
+        return self._device_poll(dict(params, device_code=params.get("auth_req_id", "")))
 
     def _refresh(self, params):
         st, k = self.state, self.state.k

@@ -131,6 +131,10 @@ import LatchkeyTesting
         pushed.pushedAuthorizationRequestEndpoint = "https://idp.example/par"
         pushed.mtlsEndpointAliases = MTLSEndpointAliases(pushedAuthorizationRequestEndpoint: "https://mtls.idp.example/par")
         #expect(pushed.usingMutualTLSAliases.pushedAuthorizationRequestEndpoint == "https://mtls.idp.example/par")
+        var ciba = testMetadata()
+        ciba.backchannelAuthenticationEndpoint = "https://idp.example/ciba"
+        ciba.mtlsEndpointAliases = MTLSEndpointAliases(backchannelAuthenticationEndpoint: "https://mtls.idp.example/ciba")
+        #expect(ciba.usingMutualTLSAliases.backchannelAuthenticationEndpoint == "https://mtls.idp.example/ciba")
     }
 
     @Test func discoveryRefusesAnAliasThatIsNotHTTPS() throws {

@@ -1,6 +1,6 @@
 import LatchkeyHTTP
 
-/// Adds a DPoP proof (RFC 9449) to every token, PAR and revocation request, and to resource
+/// Adds a DPoP proof (RFC 9449) to every token, PAR, CIBA and revocation request, and to resource
 /// requests carrying `Authorization: DPoP …` (then with `ath`). It takes up server nonces: any
 /// `DPoP-Nonce` answer is remembered per origin, and a `use_dpop_nonce` error asks the pipeline
 /// for its one retry. Not on the device authorization request: RFC 9449 puts none there.
@@ -14,7 +14,7 @@ public struct DPoPAuthenticator: RequestAuthenticator {
     /// The roles that get a proof.
     public static func applies(to role: EndpointRole) -> Bool {
         switch role {
-        case .token, .pushedAuthorization, .revocation, .resource: return true
+        case .token, .pushedAuthorization, .revocation, .resource, .backchannelAuthentication: return true
         default: return false
         }
     }

@@ -26,8 +26,9 @@ enum CommandCatalog {
     static let login = CommandSpec(
         name: "login", aliases: [], summary: "sign in and save the profile",
         details: """
-        Signs in with the device flow (default), a loopback browser redirect, or by pasting the
-        redirected URL (pushed first with --par when the provider offers PAR); or, with
+        Signs in with the device flow (default), a loopback browser redirect, by pasting the
+        redirected URL (pushed first with --par when the provider offers PAR), with CIBA (the
+        provider asks the person named by --login-hint on their own device), or, with
         --flow client-credentials, as the client itself, with no person. --issuer and --client-id are required on a profile's first login and then
         remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
         empty unless --json, which prints JSON Lines events.
@@ -37,7 +38,7 @@ enum CommandCatalog {
             .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
             .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
             .value("scope", "SCOPES", help: "space-separated scopes to request", default: "openid offline_access"),
-            .value("flow", "device|browser|paste|client-credentials",
+            .value("flow", "device|browser|paste|ciba|client-credentials",
                    help: "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4)", default: "device"),
             .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
                    default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
@@ -83,6 +84,12 @@ enum CommandCatalog {
             .flag("no-qr", help: "do not draw the QR code"),
             .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
             .flag("open", help: "try xdg-open on the URL", default: "off"),
+            .value("login-hint", "HINT", help: "--flow ciba: who is asked to approve, in the provider's format (required for ciba)"),
+            .value("binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
+                   default: "none"),
+            .value("qr-file", "FILE.svg|FILE.png",
+                   help: "device flow: also write the verification URL's QR code as an image; deleted when the login ends",
+                   default: "none"),
         ])
 
     static let token = CommandSpec(

@@ -1,9 +1,9 @@
 import Latchkey
 import LatchkeyCrypto
 
-/// `latchkey login`: signs in with the device flow (default), the loopback browser flow or the
-/// paste flow, then remembers the profile's settings. Human output on stderr; `--json` events on
-/// stdout.
+/// `latchkey login`: signs in with the device flow (default), the loopback browser flow, the
+/// paste flow or CIBA, then remembers the profile's settings. Human output on stderr; `--json`
+/// events on stdout.
 enum LoginCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
@@ -13,21 +13,61 @@ enum LoginCommand {
         // QR codes only make sense for the device flow: the code flow's URL leads to this machine.
         let showQR = flow == .device && !refusesQR && !context.console.quiet
             && (wantsQR || (context.console.stderrIsTTY && !context.globals.json))
+        let backchannel = try backchannelRequest(args, flow: flow)
+        let qrFile = try args.string("qr-file").map { path throws -> QRImageFile in
+            // Only the device flow has an address to scan: the code flow's leads back to this
+            // machine, and CIBA has none (the person is asked on their own device).
+            guard flow == .device else {
+                throw UsageError("--qr-file is for the device flow, not --flow \(flow.rawValue)", command: "login")
+            }
+            return try QRImageFile(path: path)
+        }
         let presenter = LoginPresenter(console: context.console, json: context.globals.json, showQR: showQR,
-                                       openBrowser: args.has("open"), flow: flow)
+                                       openBrowser: args.has("open"), flow: flow, qrFile: qrFile)
+        // The image of a code is never left behind: success, failure and SIGINT all come through here.
+        defer { qrFile?.remove() }
         do {
-            return try await signIn(context, flow: flow, presenter: presenter)
+            return try await signIn(context, flow: flow, presenter: presenter, backchannel: backchannel)
         } catch {
             presenter.failed(FailureReport(error))
             throw error
         }
     }
 
-    static func signIn(_ context: CommandContext, flow: LoginFlow, presenter: LoginPresenter) async throws -> Int32 {
+    /// `--login-hint` and `--binding-message`, which only CIBA takes, as the library's request.
+    static func backchannelRequest(_ args: ParsedArguments, flow: LoginFlow) throws -> BackchannelAuthenticationRequest? {
+        guard flow == .ciba else {
+            for name in ["login-hint", "binding-message"] where args.has(name) {
+                throw UsageError("--\(name) is for --flow ciba", command: "login")
+            }
+            return nil
+        }
+        guard let hint = args.string("login-hint"), !hint.isEmpty else {
+            throw UsageError("--flow ciba needs --login-hint HINT naming the person to ask", command: "login",
+                             hint: "the hint's format is the provider's: an e-mail address, a user name, or JSON such as '{\"username\":\"alice\"}' for Glewlwyd")
+        }
+        let message = args.string("binding-message")
+        if let message, let problem = BackchannelAuthenticationRequest.bindingMessageProblem(message) {
+            throw UsageError("--binding-message: \(problem.description)", command: "login")
+        }
+        do {
+            return try BackchannelAuthenticationRequest(loginHint: hint, bindingMessage: message)
+        } catch {
+            throw UsageError("--login-hint: \(error.message)", command: "login")
+        }
+    }
+
+    static func signIn(_ context: CommandContext, flow: LoginFlow, presenter: LoginPresenter,
+                       backchannel: BackchannelAuthenticationRequest?) async throws -> Int32 {
         let access = ProfileAccess(context)
         let existing = try access.profiles.load(access.profile)
         let settings = try settings(from: context, existing: existing, access: access)
         let timeout = try context.arguments.positiveSeconds("timeout")
+        if flow == .ciba && settings.client.authMethod == .none {
+            throw UsageError("--flow ciba needs client authentication (a confidential client)", command: "login",
+                             hint: "give the client secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET")
+        }
+        presenter.issuer = settings.client.issuer
 
         // Ask for a passphrase now, before the user approves anything, and ask twice.
         var fixedPassphrase: PassphraseProvider?
@@ -48,6 +88,7 @@ enum LoginCommand {
             try await session.signIn(flow: flow, timeout: timeout,
                                      offlineAccess: context.arguments.has("require-dpop-for-offline-access") ? .requireDPoP : .warn,
                                      pasteReader: flow == .paste ? pasteReader : nil,
+                                     backchannel: backchannel,
                                      events: { presenter.handle($0) })
         }
         try access.profiles.save(settings, profile: access.profile)

@@ -91,6 +91,8 @@ struct FailureReport: Sendable {
             return "check --client-id, --auth-method and the client secret"
         case .oauth(let e, _) where e.code == "invalid_target":
             return "the provider refused a --resource value (RFC 8707); check it with the provider, or log in without it"
+        case .oauth(_, .backchannelAuthentication):
+            return "check --login-hint: the provider refuses a user it does not know (unknown_user_id; Glewlwyd says invalid_request)"
         case .oauth, .protocolViolation, .tokenBinding: return "run with --verbose to see the exchange"
         case .clientCertificate(.unusable):
             return "check --client-cert-file and --client-cert-key-file: PEM, the key unencrypted and the certificate's, valid now"
@@ -111,6 +113,8 @@ struct FailureReport: Sendable {
     /// A configuration problem with the option that fixes it.
     static func wording(_ problem: ConfigurationProblem) -> String {
         switch problem {
+        case .missingEndpoint("backchannel_authentication_endpoint"):
+            return problem.description + ": the provider does not offer CIBA; use --flow device or browser"
         case .missingEndpoint(let name):
             return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
         case .missingClientSecret:

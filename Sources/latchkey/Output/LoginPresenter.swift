@@ -13,26 +13,41 @@ final class LoginPresenter: Sendable {
     let showQR: Bool
     let openBrowser: Bool
     let flow: LoginFlow
+    /// `--qr-file`: where the verification address's QR code image goes, if anywhere.
+    let qrFile: QRImageFile?
     private let statusLine: StatusLine?
     private let ticker = Mutex<Task<Void, Never>?>(nil)
+    private let issuerValue = Mutex<String?>(nil)
 
     /// A presenter for one login.
-    init(console: Console, json: Bool, showQR: Bool, openBrowser: Bool, flow: LoginFlow) {
+    init(console: Console, json: Bool, showQR: Bool, openBrowser: Bool, flow: LoginFlow, qrFile: QRImageFile? = nil) {
         self.console = console
         self.json = json
         self.showQR = showQR
         self.openBrowser = openBrowser
         self.flow = flow
+        self.qrFile = qrFile
         statusLine = console.stderrIsTTY && !json && !console.quiet ? StatusLine(console: console) : nil
+    }
+
+    /// The issuer being signed in to (discovery refuses any other), named beside the code and
+    /// compared with the verification address (cross-device safety, RFC 8628 §5.4).
+    var issuer: String? {
+        get { issuerValue.withLock { $0 } }
+        set { issuerValue.withLock { $0 = newValue } }
     }
 
     /// Handles one event from the flow. Called synchronously by the library; never blocks.
     func handle(_ event: LoginEvent) {
         // The offline_access warning is for stderr only: the JSON Lines contract has no such event.
-        if json, !event.isOfflineAccessWarning { console.outLine(LoginPresenter.jsonLine(event).jsonText) }
+        // The image first, so a kiosk script that reacts to the `verification` event finds it.
+        if case let .verification(authorization, _) = event { writeQRFile(authorization) }
+        if json, !event.isOfflineAccessWarning { console.outLine(LoginPresenter.jsonLine(event, issuer: issuer).jsonText) }
         switch event {
         case let .verification(authorization, expiresAt):
             if showQR || !json { showVerification(authorization, expiresAt: expiresAt) }
+        case let .backchannel(request, response, expiresAt):
+            if !json { showBackchannel(request, response, expiresAt: expiresAt) }
         case let .authorizationURL(url):
             if !json { showAuthorizationURL(TerminalText.singleLine(url.absoluteString)) }
             if openBrowser { BrowserLauncher.open(url.absoluteString, console: console) }
@@ -78,15 +93,24 @@ final class LoginPresenter: Sendable {
     }
 
     /// The contract's JSON shape for `event`. `retrying` has no shape of its own: to a script it
-    /// is still "pending", so it is reported as such.
-    static func jsonLine(_ event: LoginEvent) -> JSONValue {
+    /// is still "pending", so it is reported as such. `issuer` completes the `verification` event
+    /// (its last two members, added after the wave-1 shape).
+    static func jsonLine(_ event: LoginEvent, issuer: String? = nil) -> JSONValue {
         let pairs: [(String, JSONValue)]
         switch event {
         case let .verification(a, expiresAt):
+            // null when there is no issuer URL to compare with (never the case for a login).
+            let matches = issuer.flatMap { HTTPURL(string: $0) == nil ? nil : $0 }
+                .map { VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: $0) }
             pairs = [("event", "verification"), ("verification_uri", .string(a.verificationURI)),
                      ("verification_uri_complete", a.verificationURIComplete.map(JSONValue.string) ?? .null),
                      ("user_code", .string(a.userCode)), ("expires_at", .string(RFC3339.format(expiresAt))),
-                     ("interval", .integer(a.interval))]
+                     ("interval", .integer(a.interval)), ("issuer", issuer.map(JSONValue.string) ?? .null),
+                     ("verification_host_matches_issuer", matches.map(JSONValue.bool) ?? .null)]
+        case let .backchannel(request, response, expiresAt):
+            pairs = [("event", "backchannel"), ("login_hint", .string(request.loginHint)),
+                     ("binding_message", request.bindingMessage.map(JSONValue.string) ?? .null),
+                     ("expires_at", .string(RFC3339.format(expiresAt))), ("interval", .integer(response.interval))]
         case let .authorizationURL(url):
             pairs = [("event", "authorization_url"), ("url", .string(url.absoluteString))]
         case let .pending(next):
@@ -120,13 +144,16 @@ final class LoginPresenter: Sendable {
         let qrTarget = a.verificationURIComplete ?? a.verificationURI
         let uri = TerminalText.singleLine(a.verificationURI)
         let userCode = TerminalText.singleLine(a.userCode)
+        let crossSite = crossSiteWarning(a)
+        if let crossSite { console.warn(crossSite) }
+        let signingIn = providerHost.map { " (signing in to \(TerminalText.singleLine($0)))" } ?? ""
         if !json {
             if console.stderrIsTTY {
                 text += "\nTo sign in, open this address on your phone or computer:\n\n    "
-                    + console.bold(uri) + "\n\nand enter the code:\n\n"
+                    + console.bold(uri) + "\n\nand enter the code\(signingIn):\n\n"
                     + UserCodeBanner.render(userCode, console: console) + "\n"
             } else {
-                text += "To sign in, open \(uri) and enter the code \(userCode)\n"
+                text += "To sign in, open \(uri) and enter the code \(userCode)\(signingIn)\n"
                 if let complete = a.verificationURIComplete {
                     text += "Or open \(TerminalText.singleLine(complete)) (the code is filled in)\n"
                 }
@@ -143,6 +170,46 @@ final class LoginPresenter: Sendable {
         if let statusLine {
             statusLine.setDeadline(expiresAt)
             statusLine.setNote("checking every \(a.interval) s")
+            let task = statusLine.startTicking()
+            ticker.withLock { $0?.cancel(); $0 = task }
+        }
+    }
+
+    /// The issuer's host, named beside the code.
+    private var providerHost: String? { issuer.flatMap { HTTPURL(string: $0)?.host } }
+
+    /// The warning when the verification address is on another site than the issuer, else nil.
+    func crossSiteWarning(_ a: DeviceAuthorizationResponse) -> String? {
+        guard let issuer, let provider = providerHost, let shown = HTTPURL(string: a.verificationURI)?.host,
+              !VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: issuer) else { return nil }
+        return "the verification address is on \(shown), not on the site of \(provider) you are signing in to;"
+            + " enter the code only if you started this sign-in yourself: a code typed into someone else's page signs their device in"
+    }
+
+    /// `--qr-file`: (re)writes the image for this code; a failure is a warning, the login goes on.
+    private func writeQRFile(_ a: DeviceAuthorizationResponse) {
+        guard let qrFile else { return }
+        do {
+            try qrFile.write(a.verificationURIComplete ?? a.verificationURI)
+        } catch {
+            console.warn("cannot write the QR code image \(qrFile.path): \(FailureReport(error).message)")
+        }
+    }
+
+    private func showBackchannel(_ request: BackchannelAuthenticationRequest, _ response: BackchannelAuthenticationResponse,
+                                 expiresAt: Timestamp) {
+        let who = TerminalText.singleLine(request.loginHint)
+        let host = providerHost.map { " (signing in to \(TerminalText.singleLine($0)))" } ?? ""
+        var text = (console.stderrIsTTY ? "\n" : "") + "Asking \(who) to approve this sign-in on their own device\(host).\n"
+        if let message = request.bindingMessage {
+            text += "The request shows the message: \(console.bold(TerminalText.singleLine(message)))\n"
+                + "Approve on the phone only if it shows this same message.\n"
+        }
+        text += "The request expires at \(RFC3339.format(expiresAt)). Press Ctrl-C to cancel.\n"
+        console.info(text)
+        if let statusLine {
+            statusLine.setDeadline(expiresAt)
+            statusLine.setNote("checking every \(response.interval) s")
             let task = statusLine.startTicking()
             ticker.withLock { $0?.cancel(); $0 = task }
         }

@@ -9,6 +9,10 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
   the tokens to its key.
 - plugin `dpopnonce`: like `dpop`, and every proof must carry the server's nonce
   (`oauth-dpop-nonce-mandatory`), at /token and at /userinfo.
+- plugin `ciba`: like `oidc`, with OpenID CIBA in poll mode (`oauth-ciba-allowed`,
+  `oauth-ciba-mode-poll-allowed`); requests stay open 600 s. Client `latchkey-ciba`.
+- plugin `cibaquick`: like `ciba`, but requests expire after --short-ciba-ttl seconds.
+- plugin `cibadpop`: like `ciba`, with DPoP allowed (the proof on the CIBA request binds the tokens).
 All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
 client (not per plugin), so the DPoP tests and the probe have clients of their own.
@@ -43,6 +47,7 @@ def main() -> None:
     ap.add_argument("--at-ttl", type=int, default=3600)
     ap.add_argument("--short-device-ttl", type=int, default=4)
     ap.add_argument("--short-at-ttl", type=int, default=12)
+    ap.add_argument("--short-ciba-ttl", type=int, default=4)
     a = ap.parse_args()
 
     s = BrowserSession()
@@ -62,7 +67,7 @@ def main() -> None:
 
     jwks = open(os.path.join(a.state, "jwks-private.json")).read()
 
-    def plugin(name, device_ttl, at_ttl, dpop=False, dpop_nonce=False):
+    def plugin(name, device_ttl, at_ttl, dpop=False, dpop_nonce=False, extra=None):
         params = {
             "iss": f"{a.external_url}/api/{name}",
             "jwks-private": jwks, "default-kid": "rs256", "client-sign_kid-parameter": "sign_kid",
@@ -92,6 +97,7 @@ def main() -> None:
         if dpop_nonce:
             # One nonce per client for 1000 successful uses: a test never sees it rotate mid-run.
             params.update({"oauth-dpop-nonce-mandatory": True, "oauth-dpop-nonce-counter": 1000})
+        params.update(extra or {})
         call("POST", "/mod/plugin/", {"module": "oidc", "name": name, "display_name": name,
                                       "enabled": True, "parameters": params})
 
@@ -100,6 +106,16 @@ def main() -> None:
     plugin("shortlived", a.device_ttl, a.short_at_ttl)
     plugin("dpop", a.device_ttl, a.at_ttl, dpop=True)
     plugin("dpopnonce", a.device_ttl, a.at_ttl, dpop=True, dpop_nonce=True)
+
+    def ciba(expiry):
+        # CIBA poll mode only (no ping/push callbacks, no e-mail to the user); Glewlwyd's interval is a fixed 5 s.
+        return {"oauth-ciba-allowed": True, "oauth-ciba-mode-poll-allowed": True,
+                "oauth-ciba-mode-ping-allowed": False, "oauth-ciba-mode-push-allowed": False,
+                "oauth-ciba-default-expiry": expiry, "oauth-ciba-maximum-expiry": 600,
+                "oauth-ciba-email-allowed": False, "oauth-ciba-user-code-allowed": False}
+    plugin("ciba", a.device_ttl, a.at_ttl, extra=ciba(600))
+    plugin("cibaquick", a.device_ttl, a.at_ttl, extra=ciba(a.short_ciba_ttl))
+    plugin("cibadpop", a.device_ttl, a.at_ttl, dpop=True, extra=ciba(600))
 
     call("POST", "/user/", {"username": USER, "password": PASSWORD, "name": "Alice Example",
                             "email": "alice@example.test", "enabled": True,
@@ -125,6 +141,12 @@ def main() -> None:
     client("latchkey-dpop", device, sign_kid="es256")        # the DPoP integration tests
     client("latchkey-dpop-probe", device, sign_kid="es256")  # dpop_probe.py (harness self-test)
     client("latchkey-dpop-confidential", device, sign_kid="es256", secret=secret)  # revokes with DPoP
+    # CIBA: the grant type by its full URN (a short name gets 403 invalid_client at /ciba), poll mode.
+    call("POST", "/client/", {"client_id": "latchkey-ciba", "name": "latchkey-ciba", "enabled": True, "confidential": True,
+                              "token_endpoint_auth_method": ["client_secret_basic", "client_secret_post"],
+                              "authorization_type": ["urn:openid:params:grant-type:ciba", "refresh_token", "delete_token"],
+                              "backchannel_token_delivery_mode": "poll", "redirect_uri": [], "scope": SCOPES,
+                              "password": secret})
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)

@@ -169,6 +169,13 @@ export LATCHKEY_IT_CLIENT_MACHINE='latchkey-machine'
 export LATCHKEY_IT_MACHINE_SECRET_FILE='$STATE/plain/machine-client.secret'
 export LATCHKEY_IT_MACHINE_SECRET_FILE_TLS='$STATE/tls/machine-client.secret'
 export LATCHKEY_IT_RESOURCE='https://api.example.test/v1'
+export LATCHKEY_IT_ISSUER_CIBA='http://127.0.0.1:$PLAIN/api/ciba'
+export LATCHKEY_IT_ISSUER_CIBA_EXPIRY='http://127.0.0.1:$PLAIN/api/cibaquick'
+export LATCHKEY_IT_ISSUER_CIBA_TLS='https://localhost:$TLS/api/ciba'
+export LATCHKEY_IT_ISSUER_CIBA_DPOP='http://127.0.0.1:$PLAIN/api/cibadpop'
+export LATCHKEY_IT_CLIENT_CIBA='latchkey-ciba'
+export LATCHKEY_IT_SHORT_CIBA_TTL='4'
+export LATCHKEY_IT_APPROVE_CIBA='$HERE/approve_ciba.py'
 ENV
 cat "$STATE/mtls/env.sh" >> "$STATE/env.sh"
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
