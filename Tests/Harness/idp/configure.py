@@ -9,6 +9,8 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
   the tokens to its key.
 - plugin `dpopnonce`: like `dpop`, and every proof must carry the server's nonce
   (`oauth-dpop-nonce-mandatory`), at /token and at /userinfo.
+- plugin `endsession`: like `oidc`, with session management (`end_session_endpoint`, `sid` in ID
+  tokens); its client `latchkey-endsession` registers a post_logout_redirect_uri.
 All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
 client (not per plugin), so the DPoP tests and the probe have clients of their own.
@@ -29,6 +31,7 @@ USER, PASSWORD = "alice", "alice-password"
 SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
 CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/callback"]
 CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
+END_SESSION_REDIRECT = "http://127.0.0.1:53682/signed-out"  # issue 18: latchkey-endsession's post_logout_redirect_uri
 
 
 def main() -> None:
@@ -124,6 +127,22 @@ def main() -> None:
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)
+
+    # --- issue 18: RP-initiated logout. Plugin `endsession`: the `oidc` plugin's parameters plus
+    # session management, which is what puts `end_session_endpoint` (and a `sid` claim) in place;
+    # client `latchkey-endsession` has the registered post_logout_redirect_uri Glewlwyd requires.
+    r = s.request("GET", api + "/mod/plugin/oidc")
+    if r.status != 200:
+        sys.exit(f"configure: GET /mod/plugin/oidc -> HTTP {r.status}")
+    endsession = dict(r.json()["parameters"], **{
+        "iss": f"{a.external_url}/api/endsession", "session-management-allowed": True,
+        "session-cookie-name": "GLEWLWYD_OIDC_SESSION", "session-cookie-expiration": 2419200})
+    call("POST", "/mod/plugin/", {"module": "oidc", "name": "endsession", "display_name": "endsession",
+                                  "enabled": True, "parameters": endsession})
+    call("POST", "/client/", {"client_id": "latchkey-endsession", "name": "latchkey-endsession", "enabled": True,
+                              "confidential": False, "token_endpoint_auth_method": ["none"],
+                              "authorization_type": device, "redirect_uri": [], "scope": SCOPES,
+                              "post_logout_redirect_uri": END_SESSION_REDIRECT})
 
 
 if __name__ == "__main__":

@@ -149,6 +149,11 @@ export LATCHKEY_IT_PYTHON='$(command -v "$PYTHON")'
 export LATCHKEY_IT_APPROVE='$HERE/approve.py'
 export LATCHKEY_IT_BROWSER='$HERE/browser_login.py'
 export LATCHKEY_IT_SCRIPTED_IDP='$(cd "$HERE/.." && pwd)/scripted_idp.py'
+export LATCHKEY_IT_ISSUER_END_SESSION='http://127.0.0.1:$PLAIN/api/endsession'
+export LATCHKEY_IT_ISSUER_END_SESSION_TLS='https://localhost:$TLS/api/endsession'
+export LATCHKEY_IT_CLIENT_END_SESSION='latchkey-endsession'
+export LATCHKEY_IT_END_SESSION_REDIRECT='http://127.0.0.1:53682/signed-out'
+export LATCHKEY_IT_END_SESSION_BROWSER='$HERE/end_session_browser.py'
 ENV
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"
