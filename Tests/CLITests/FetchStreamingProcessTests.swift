@@ -90,6 +90,31 @@ struct FetchStreamingProcessTests {
         }
     }
 
+    @Test func interruptedMidBodyExits130AndLeavesNoFile() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            try FetchProcessTests.login(cli, idp)
+            let scratch = FetchProcessTests.scratch(cli)
+            let path = scratch + "/slow.bin"
+            let child = try cli.start(["fetch", "--output", path, idp.issuer + "/slow-body?wait=20"])
+            // Wait until the staging file holds the first 64 KiB: the transfer is mid-body.
+            var staged = false
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline && !staged {
+                if let name = try Self.stagingFiles(scratch, name: "slow.bin").first {
+                    var info = stat()
+                    staged = stat(scratch + "/" + name, &info) == 0 && info.st_size >= 64 * 1024
+                }
+                if !staged { usleep(50_000) }
+            }
+            #expect(staged, "the body was streaming into the staging file")
+            child.send(signal: SIGINT)
+            let result = child.waitForExit(timeout: .seconds(10))
+            #expect(result.exitCode == 130, "\(result)")
+            #expect(access(path, F_OK) != 0)
+            #expect(try Self.stagingFiles(scratch, name: "slow.bin").isEmpty, "the staging file is deleted")
+        }
+    }
+
     @Test func overTheLimitWithoutContentLengthFailsAndLeavesNoFile() throws {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
             try FetchProcessTests.login(cli, idp)

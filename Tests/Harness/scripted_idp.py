@@ -414,6 +414,7 @@ class Handler(BaseHTTPRequestHandler):
             # streaming fetch (issue 18): a body cut off half-way by a reset.
             "/drop-mid-body": self._drop_mid_body,
             "/large-chunked": self._large_chunked,
+            "/slow-body": self._slow_body,
         }
         handler = routes.get(path)
         if handler is None:
@@ -865,6 +866,21 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
             sent += len(part)
         self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _slow_body(self, params):
+        """Promises 2 MiB, sends 64 KiB at once, then the rest only after `?wait=S` (20) seconds: a
+        transfer a signal can interrupt mid-body."""
+        size, first = 2 * 1024 * 1024, 64 * 1024
+        self._record(params, 200, "slow-body", size=size)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self.wfile.write(b"s" * first)
+        self.wfile.flush()
+        time.sleep(float(params.get("wait", "20")))
+        self.wfile.write(b"s" * (size - first))
         self.wfile.flush()
 
     def _echo(self, params):
