@@ -129,6 +129,22 @@ struct FetchStreamingProcessTests {
         }
     }
 
+    @Test func anUnwritableStdoutStopsTheTransfer() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            try FetchProcessTests.login(cli, idp)
+            let command = "'\(cli.binary)' --state-dir '\(cli.stateDirectory)' fetch '\(idp.issuer)/large?mib=5'"
+            // A full disk behind `>`.
+            let full = try ProcessRunner.run("/bin/bash", ["-c", command + " > /dev/full"], environment: cli.environment)
+            #expect(full.exitCode == 9, "\(full)")
+            #expect(full.stderrText.contains("cannot write the response to standard output: "), "\(full.stderrText)")
+            // A reader that goes away after 10 bytes: SIGPIPE ends the process, as any Unix filter
+            // (the shell reports 128 + 13), so it is not a success either.
+            let cut = try ProcessRunner.run("/bin/bash", ["-c", command + " | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"],
+                                            environment: cli.environment)
+            #expect(cut.stdoutLines.last == "141", "\(cut)")
+        }
+    }
+
     @Test func retriedAnswersNeverReachTheOutput() throws {
         // The first 401 (invalid_token) is retried after a refresh: only the second answer's body
         // is printed, and --include shows only its head.

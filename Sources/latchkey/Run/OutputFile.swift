@@ -56,8 +56,9 @@ final class OutputFile: HTTPBodySink {
 struct StandardOutput: HTTPBodySink {
     func write(_ bytes: ArraySlice<UInt8>) throws {
         if let code = Self.writeAll(1, bytes) {
-            // As curl's exit 23: a reader that went away (EPIPE) or a full disk behind `>` is not a
-            // success, and a script must not take a cut-short body for the whole answer.
+            // As curl's exit 23: a full disk behind `>` is not a success, and a script must not take
+            // a cut-short body for the whole answer. (A closed pipe raises SIGPIPE first, as for any
+            // filter; EPIPE lands here only where SIGPIPE is ignored.)
             throw CommandFailure(exitCode: 9, code: "storage_error",
                                  message: "cannot write the response to standard output: \(ErrnoText.describe(code))",
                                  hint: "use --output FILE, or check where stdout goes")
