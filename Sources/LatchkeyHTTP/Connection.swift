@@ -4,8 +4,8 @@ enum Connection {
     /// `proxy` is the route's answer for `target` (HTTPClient decides it before anything is sent).
     static func perform(head: [UInt8], body: [UInt8], target: RequestTarget, method: String,
                         caChain: CACertificateChain?, proxy: ProxySettings?, configuration: HTTPClient.Configuration,
-                        deadline: Deadline, timeout: Double,
-                        cancellation: CancellationFlag) throws(HTTPError) -> HTTPResponseParser.Message {
+                        deadline: Deadline, timeout: Double, cancellation: CancellationFlag,
+                        streaming: BodyStreaming? = nil) throws(HTTPError) -> HTTPResponseParser.Message {
         let connectDeadline = deadline.earlier(Deadline(secondsFromNow: configuration.connectTimeout))
         let connectTimeout = min(configuration.connectTimeout, timeout)
         let socket: SocketConnection
@@ -35,22 +35,38 @@ enum Connection {
                                      clientIdentity: configuration.clientIdentity)
             try tls.handshake()
             try tls.sendAll(head + body)
-            while true {
-                let chunk = try tls.receive(max: 16 * 1024)
-                if chunk.isEmpty { try parser.finish(); break }
-                if try parser.feed(chunk) { break }
-            }
+            try receive(into: &parser, streaming: streaming) { () throws(HTTPError) in try tls.receive(max: 16 * 1024) }
             tls.close()
         } else {
             try socket.sendAll(head + body)
-            while true {
-                let chunk = try socket.receive(max: 16 * 1024)
-                if chunk.isEmpty { try parser.finish(); break }
-                if try parser.feed(chunk) { break }
-            }
+            try receive(into: &parser, streaming: streaming) { () throws(HTTPError) in try socket.receive(max: 16 * 1024) }
         }
         guard let message = parser.message else { throw .protocolViolation(reason: "incomplete response") }
         return message
+    }
+
+    /// Reads until the parser has a whole response. When streaming, the body goes to the chosen
+    /// sink after every read, so at most one read's worth of body is ever held here.
+    private static func receive(into parser: inout HTTPResponseParser, streaming: BodyStreaming?,
+                                read: () throws(HTTPError) -> [UInt8]) throws(HTTPError) {
+        var sink: (any HTTPBodySink)?
+        var chosen = false
+        while true {
+            let chunk = try read()
+            let complete: Bool
+            if chunk.isEmpty { try parser.finish(); complete = true } else { complete = try parser.feed(chunk) }
+            if let streaming, parser.hasHead {
+                if !chosen {
+                    chosen = true
+                    sink = try streaming.choose(parser)
+                }
+                if let sink {
+                    let piece = parser.takeBody()
+                    if !piece.isEmpty { try streaming.write(piece, to: sink) }
+                }
+            }
+            if complete { return }
+        }
     }
 
     /// Asks the proxy for a tunnel to the target and checks its answer.
@@ -75,5 +91,25 @@ enum Connection {
             let status = parser.message.map { "\($0.status) \($0.reason)" } ?? "no answer"
             throw .proxyFailure(reason: "CONNECT \(target.authority) refused: \(status)")
         }
+    }
+}
+
+/// A streamed exchange's sink choice and the first error a caller's chooser or sink threw (kept
+/// here because the I/O thread only carries `HTTPError`; `HTTPClient` rethrows it as it was).
+final class BodyStreaming: @unchecked Sendable {
+    typealias Chooser = @Sendable (_ status: Int, _ headers: [(name: String, value: String)]) throws -> (any HTTPBodySink)?
+    private let chooser: Chooser
+    // Written on the I/O thread, read by the caller only after that thread has finished.
+    private(set) var callerError: (any Error)?
+
+    init(_ chooser: @escaping Chooser) { self.chooser = chooser }
+
+    func choose(_ parser: HTTPResponseParser) throws(HTTPError) -> (any HTTPBodySink)? {
+        guard let head = parser.head else { return nil }
+        do { return try chooser(head.status, head.headers) } catch { callerError = error; throw .cancelled }
+    }
+
+    func write(_ bytes: [UInt8], to sink: any HTTPBodySink) throws(HTTPError) {
+        do { try sink.write(bytes[...]) } catch { callerError = error; throw .cancelled }
     }
 }

@@ -18,13 +18,24 @@ public struct HTTPClient: HTTPTransport {
 
     /// Sends `request`, following redirects only as far as `request.maxRedirects` allows.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, streaming: nil)
+    }
+
+    /// Sends `request` and streams the final response's body to the sink `bodySink` chooses, piece
+    /// by piece as it is read (at most one 16 KiB read is held), under the same framing rules and
+    /// `limits` as `send`. Redirects this client follows are buffered and never offered.
+    public func send(_ request: HTTPRequest, bodySink: @escaping HTTPBodySinkChooser) async throws -> HTTPResponse {
+        try await send(request, streaming: bodySink)
+    }
+
+    private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         let overall = Deadline(secondsFromNow: request.timeout)
         var current = request
         var redirects = 0
         while true {
-            let response = try await exchange(current, deadline: overall)
-            guard [301, 302, 303, 307, 308].contains(response.status), current.maxRedirects > 0,
-                  let location = response.header("Location") else { return response }
+            let response = try await exchange(current, deadline: overall, streaming: streaming)
+            guard Self.follows(response.status, response.headers, current) else { return response }
+            guard let location = response.header("Location") else { return response }
             guard redirects < current.maxRedirects else {
                 throw HTTPError.protocolViolation(reason: "more than \(current.maxRedirects) redirects")
             }
@@ -51,8 +62,14 @@ public struct HTTPClient: HTTPTransport {
         }
     }
 
-    /// One request/response on a fresh connection.
-    private func exchange(_ request: HTTPRequest, deadline: Deadline) async throws(HTTPError) -> HTTPResponse {
+    /// Whether `send` follows this answer to `request` itself (so it is never streamed).
+    private static func follows(_ status: Int, _ headers: [(name: String, value: String)], _ request: HTTPRequest) -> Bool {
+        [301, 302, 303, 307, 308].contains(status) && request.maxRedirects > 0
+            && headers.contains { $0.name.lowercased() == "location" }
+    }
+
+    /// One request/response on a fresh connection; with `streaming`, the body goes to the chosen sink.
+    private func exchange(_ request: HTTPRequest, deadline: Deadline, streaming chooser: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         let target = try RequestTarget(url: request.url)
         // An unusable proxy variable fails here, before any connection: never silently direct.
         let proxy = target.isTLS ? try configuration.proxyRoute.proxy(forHost: target.host) : nil
@@ -64,18 +81,28 @@ public struct HTTPClient: HTTPTransport {
             log(HTTPClient.describe(request: request))
         }
         let flag = CancellationFlag()
+        let url = request.url
+        let streaming = chooser.map { choose in
+            BodyStreaming { status, headers in
+                if Self.follows(status, headers, request) { return nil }
+                return try choose(HTTPResponse(status: status, headers: headers, url: url))
+            }
+        }
         let message: HTTPResponseParser.Message
         do {
             message = try await withTaskCancellationHandler {
                 try await DedicatedThread.run { () throws(HTTPError) -> HTTPResponseParser.Message in
                     try Connection.perform(head: head, body: request.body, target: target, method: request.method,
                                            caChain: chain, proxy: proxy, configuration: configuration,
-                                           deadline: deadline, timeout: request.timeout, cancellation: flag)
+                                           deadline: deadline, timeout: request.timeout, cancellation: flag,
+                                           streaming: streaming)
                 }
             } onCancel: {
                 flag.cancel()
             }
         } catch let error as HTTPError {
+            // A chooser's or sink's own failure (a full disk, a closed pipe) is rethrown as it was.
+            if let callerError = streaming?.callerError { throw callerError }
             configuration.logger?("! \(error)")
             throw error
         } catch {

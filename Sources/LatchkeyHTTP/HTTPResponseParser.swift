@@ -64,6 +64,7 @@ public struct HTTPResponseParser: Sendable {
     private var headers: [(name: String, value: String)] = []
     private var trailers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
+    private var bodyCount = 0             // decoded body bytes so far, taken or not (the limit counts them all)
 
     /// A parser for the response to `requestMethod` (`HEAD` and a successful `CONNECT` have no body).
     public init(limits: Limits = Limits(), requestMethod: String = "GET") {
@@ -75,6 +76,29 @@ public struct HTTPResponseParser: Sendable {
     public var isComplete: Bool {
         if case .done = state { return true }
         return false
+    }
+
+    /// True once the final status line and headers are parsed (interim 1xx responses skipped); the
+    /// body may still be arriving. From here on `status` and `headers` are final.
+    public var hasHead: Bool {
+        switch state {
+        case .statusLine, .headers: return false
+        default: return true
+        }
+    }
+
+    /// The final status code and header fields, once `hasHead`.
+    public var head: (status: Int, headers: [(name: String, value: String)])? {
+        hasHead ? (status, headers) : nil
+    }
+
+    /// Takes the body bytes decoded since the last call, for a caller that streams the body on
+    /// instead of keeping it (`message` then holds only what was not taken). Framing and
+    /// `maxBodyBytes` still apply to the whole body, taken or not.
+    public mutating func takeBody() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &body)
+        return taken
     }
 
     /// The parsed response, once complete.
@@ -130,16 +154,16 @@ public struct HTTPResponseParser: Sendable {
                 let available = buffer.count - start
                 if available == 0 { return }
                 let take = min(available, remaining)
-                body.append(contentsOf: buffer[start..<(start + take)])
+                appendBody(buffer[start..<(start + take)])
                 start += take
                 state = remaining - take == 0 ? .done : .fixedBody(remaining: remaining - take)
             case .untilClose:
                 let available = buffer.count - start
                 if available == 0 { return }
-                guard body.count + available <= limits.maxBodyBytes else {
+                guard bodyCount + available <= limits.maxBodyBytes else {
                     throw .protocolViolation(reason: "body larger than \(limits.maxBodyBytes) bytes")
                 }
-                body.append(contentsOf: buffer[start...])
+                appendBody(buffer[start...])
                 start = buffer.count
                 return
             case .chunkSize:
@@ -149,7 +173,7 @@ public struct HTTPResponseParser: Sendable {
                     headerBytes = 0
                     state = .trailers
                 } else {
-                    guard body.count + size <= limits.maxBodyBytes else {
+                    guard bodyCount + size <= limits.maxBodyBytes else {
                         throw .protocolViolation(reason: "body larger than \(limits.maxBodyBytes) bytes")
                     }
                     state = .chunkData(remaining: size)
@@ -158,7 +182,7 @@ public struct HTTPResponseParser: Sendable {
                 let available = buffer.count - start
                 if available == 0 { return }
                 let take = min(available, remaining)
-                body.append(contentsOf: buffer[start..<(start + take)])
+                appendBody(buffer[start..<(start + take)])
                 start += take
                 state = remaining - take == 0 ? .chunkDataEnd : .chunkData(remaining: remaining - take)
             case .chunkDataEnd:
@@ -180,6 +204,11 @@ public struct HTTPResponseParser: Sendable {
                 }
             }
         }
+    }
+
+    private mutating func appendBody(_ bytes: ArraySlice<UInt8>) {
+        body.append(contentsOf: bytes)
+        bodyCount += bytes.count
     }
 
     /// The next CRLF-terminated line without its CRLF, or nil if more bytes are needed.

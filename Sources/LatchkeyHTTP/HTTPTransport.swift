@@ -44,6 +44,9 @@ public struct HTTPResponse: Sendable {
         self.url = url
     }
 
+    /// The same status, headers and URL with an empty body: what a `HTTPBodySinkChooser` is shown.
+    public var withoutBody: HTTPResponse { HTTPResponse(status: status, headers: headers, url: url) }
+
     /// The first header named `name` (case-insensitive); repeated headers joined with ", ".
     public func header(_ name: String) -> String? {
         let values = headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
@@ -63,4 +66,22 @@ public struct HTTPResponse: Sendable {
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the complete response, or throws `HTTPError`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Sends `request` and hands the final response's body to the sink `bodySink` chooses for it,
+    /// as the body arrives; the returned response then has an empty body. Redirects the transport
+    /// follows itself are never offered. The default buffers the whole response with `send` and
+    /// writes it to the sink in one piece, so every transport supports the call; `HTTPClient`
+    /// streams for real.
+    func send(_ request: HTTPRequest, bodySink: @escaping HTTPBodySinkChooser) async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+    /// The buffered fallback: `send`, then the whole body to the chosen sink.
+    public func send(_ request: HTTPRequest, bodySink: @escaping HTTPBodySinkChooser) async throws -> HTTPResponse {
+        var response = try await send(request)
+        guard let sink = try bodySink(response.withoutBody) else { return response }
+        if !response.body.isEmpty { try sink.write(response.body[...]) }
+        response.body = []
+        return response
+    }
 }

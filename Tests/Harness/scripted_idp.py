@@ -444,6 +444,10 @@ class Handler(BaseHTTPRequestHandler):
             "/echo": self._echo,
             "/par": self._par,  # issue 16
             "/bc-authorize": self._backchannel_authentication,
+            # streaming fetch (issue 18): a body cut off half-way by a reset.
+            "/drop-mid-body": self._drop_mid_body,
+            "/large-chunked": self._large_chunked,
+            "/slow-body": self._slow_body,
         }
         handler = routes.get(path)
         if handler is None:
@@ -992,6 +996,56 @@ class Handler(BaseHTTPRequestHandler):
         self.rfile.close()
         self.wfile.close()
         self.connection.close()
+
+    def _drop_mid_body(self, params):
+        """Promises `?mib=N` MiB (Content-Length), sends half of them, then resets the connection:
+        the client has seen the head and part of the body when the link breaks."""
+        size = int(float(params.get("mib", "4")) * 1024 * 1024)
+        self._record(params, 200, "dropped-mid-body", size=size)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self.wfile.write(b"x" * (size // 2))
+        self.wfile.flush()
+        time.sleep(0.2)
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.wfile.close()
+        self.connection.close()
+
+    def _large_chunked(self, params):
+        """`?mib=N` MiB like /large, chunked (no Content-Length): a limit is met only mid-stream."""
+        size = int(float(params.get("mib", "5")) * 1024 * 1024)
+        self._record(params, 200, "large-chunked", size=size)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        piece = bytes(range(251)) * 256
+        sent = 0
+        while sent < size:
+            part = piece[:min(len(piece), size - sent)]
+            self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+            sent += len(part)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _slow_body(self, params):
+        """Promises 2 MiB, sends 64 KiB at once, then the rest only after `?wait=S` (20) seconds: a
+        transfer a signal can interrupt mid-body."""
+        size, first = 2 * 1024 * 1024, 64 * 1024
+        self._record(params, 200, "slow-body", size=size)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self.wfile.write(b"s" * first)
+        self.wfile.flush()
+        time.sleep(float(params.get("wait", "20")))
+        self.wfile.write(b"s" * (size - first))
+        self.wfile.flush()
 
     def _echo(self, params):
         """Answers what it got: method, body, Content-Type and X-Test; `?status=N` sets the status."""

@@ -30,25 +30,60 @@ public struct AuthorizedTransport: HTTPTransport {
 
     /// Sends `request` with the token; a request to another origin is refused before any token is read.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, streaming: nil)
+    }
+
+    /// As `send(_:)`, with the final answer's body streamed to the sink `bodySink` chooses. Every
+    /// retry decision (refresh on `invalid_token`, the `use_dpop_nonce` retry, a same-origin
+    /// redirect) is made on the head, so a body the caller is offered is never one that is retried
+    /// or followed: those stay buffered and are dropped.
+    public func send(_ request: HTTPRequest, bodySink: @escaping HTTPBodySinkChooser) async throws -> HTTPResponse {
+        try await send(request, streaming: bodySink)
+    }
+
+    /// Which retries are still open for an attempt; an answer that would use one is not streamed.
+    private struct Retries {
+        var nonce: Bool
+        var refresh: Bool
+    }
+
+    private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         guard allowedOrigins.contains(request.url.origin) else {
             throw AuthorizedTransportError.originNotAllowed(request.url.origin)
         }
         let token = try await source.token()
-        var response = try await sendFollowingSameOrigin(request, token: token)
-        if TokenBinding(token) == .dpop, DPoPAuthenticator.isNonceError(response) {
+        let dpop = TokenBinding(token) == .dpop
+        var response = try await sendFollowingSameOrigin(request, token: token, retries: Retries(nonce: dpop, refresh: true),
+                                                         streaming: streaming)
+        if dpop, DPoPAuthenticator.isNonceError(response) {
             // RFC 9449 §9: one retry with the nonce the resource server just gave (remembered on receipt).
-            response = try await sendFollowingSameOrigin(request, token: token)
+            // A second nonce error is thrown, so it is not streamed either (`nonce: true`).
+            response = try await sendFollowingSameOrigin(request, token: token, retries: Retries(nonce: true, refresh: true),
+                                                         streaming: streaming)
             if DPoPAuthenticator.isNonceError(response) { throw LatchkeyError.tokenBinding(.nonceRequestedTwice(.resource)) }
         }
-        guard response.status == 401,
-              AuthenticationChallenge.hasError("invalid_token", scheme: token.tokenType, in: response.header("WWW-Authenticate"))
-        else { return response }
+        guard Self.refusesToken(response, token) else { return response }
         // The server refused this token (revoked, expired early): one refresh, one retry, no more.
         let fresh = try await source.token(replacing: token)
-        return try await sendFollowingSameOrigin(request, token: fresh)
+        return try await sendFollowingSameOrigin(request, token: fresh, retries: Retries(nonce: false, refresh: false),
+                                                 streaming: streaming)
     }
 
-    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token) async throws -> HTTPResponse {
+    /// `401 … error="invalid_token"` in the token's own scheme (RFC 6750 §3.1).
+    private static func refusesToken(_ response: HTTPResponse, _ token: Token) -> Bool {
+        response.status == 401
+            && AuthenticationChallenge.hasError("invalid_token", scheme: token.tokenType, in: response.header("WWW-Authenticate"))
+    }
+
+    /// The same-origin URL a redirect answer leads to, when it is followed (`redirects` so far).
+    private static func redirectTarget(_ response: HTTPResponse, from url: HTTPURL, redirects: Int, max: Int) -> HTTPURL? {
+        guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
+              redirects < max, let next = try? url.resolving(location), next.origin == url.origin else { return nil }
+        return next
+    }
+
+    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, retries: Retries,
+                                         streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         var current = request
         current.maxRedirects = 0
         var redirects = 0
@@ -61,13 +96,22 @@ public struct AuthorizedTransport: HTTPTransport {
                 authorized.headers.append(("DPoP", try await proofs.dpopProof(method: current.method, url: current.url,
                                                                                accessToken: token.accessToken)))
             }
-            let response = try await base.send(authorized)
+            let response: HTTPResponse
+            if let streaming {
+                let url = current.url, hops = redirects, max = request.maxRedirects
+                response = try await base.send(authorized) { head in
+                    if retries.nonce && DPoPAuthenticator.isNonceError(head) { return nil }
+                    if retries.refresh && Self.refusesToken(head, token) { return nil }
+                    if Self.redirectTarget(head, from: url, redirects: hops, max: max) != nil { return nil }
+                    return try streaming(head)
+                }
+            } else {
+                response = try await base.send(authorized)
+            }
             if let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
                 await proofs.rememberNonce(nonce, for: current.url)
             }
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
-                  redirects < request.maxRedirects,
-                  let next = try? current.url.resolving(location), next.origin == current.url.origin
+            guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
             else { return response }
             redirects += 1
             current.url = next

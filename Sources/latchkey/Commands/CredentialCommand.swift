@@ -32,8 +32,22 @@ enum CredentialCommand {
         let token = try TokenCommand.printable(try await TerminationSignals.startWatching().run {
             try await session.validToken(minTTL: 60)
         })
+        if TokenBinding(token) == .dpop {
+            // git sends the password as HTTP Basic, which has no room for a DPoP proof: handing the
+            // token out would use a key-bound token as a bearer one (refused by a server that checks
+            // the binding, and replayable at one that does not). Nothing on stdout, exit 0, so git
+            // asks its next helper, and one line on stderr says why.
+            context.console.warn(dpopRefusal(profile: access.profile))
+            return 0
+        }
         context.console.out(answer(token, username: settings.credentialUsername ?? "oauth2"))
         return 0
+    }
+
+    /// Why `get` gives git nothing for a DPoP-bound session, and what to do instead.
+    static func dpopRefusal(profile: String) -> String {
+        "credential get: profile '\(profile)' holds a DPoP-bound token, which git cannot send (HTTP Basic carries no DPoP proof); "
+            + "no password given. For git, sign in a profile with `login --dpop never`"
     }
 
     /// The lines git reads back: `username`, `password` and, when the token has an expiry,

@@ -6,9 +6,11 @@ import LatchkeyHTTP
 /// second process per call and DPoP works at all (the proof depends on the request). Built on
 /// `AuthorizedTransport`: the token goes only to the URL's origin, one refresh on `invalid_token`,
 /// one retry on `use_dpop_nonce`, same-origin redirects only. Exit 10 for a final status ≥ 400.
+/// The body streams to stdout or `--output` as it arrives (`HTTPTransport.send(_:bodySink:)`):
+/// memory stays bounded whatever its size, while the parser still enforces `maxBodyBytes`.
 enum FetchCommand {
-    /// How large a response body `fetch` accepts (the HTTP stack's `maxBodyBytes` for this command);
-    /// the same bound applies to a `--data` body.
+    /// How large a response body `fetch` accepts (the HTTP stack's `maxBodyBytes` for this command,
+    /// counted as it streams, never held); the same bound applies to a `--data` body.
     static let maxBodyBytes = 64 * 1024 * 1024
     /// At most this many same-origin redirects are followed.
     static let maxRedirects = 3
@@ -34,19 +36,23 @@ enum FetchCommand {
         let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes))
         let transport = AuthorizedTransport(base: base, source: session, allowed: [plan.request.url])
         let request = plan.request
-        let response = try await TerminationSignals.startWatching().run { try await transport.send(request) }
+        let file = try plan.output.map { try OutputFile(stagingFor: $0) }
+        defer { file?.discard() }
+        let sink: any HTTPBodySink = file ?? StandardOutput()
+        let include = plan.include
+        let response = try await TerminationSignals.startWatching().run {
+            // Chosen on the final answer's head only: a 401 that is retried or a redirect that is
+            // followed never reaches the output.
+            try await transport.send(request) { head in
+                if include { try sink.write(Array(Self.head(head).utf8)[...]) }
+                return sink
+            }
+        }
+        try file?.commit()
         if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") {
             let target = (try? response.url.resolving(location))?.origin ?? location
             let why = target == response.url.origin ? "more than \(maxRedirects) redirects" : "another origin"
             context.console.warn("not following the \(response.status) redirect to \(target) (\(why)); the access token is not sent there")
-        }
-        var bytes: [UInt8] = []
-        if plan.include { bytes += Array(head(response).utf8) }
-        bytes += response.body
-        if let path = plan.output {
-            try OutputFile.write(bytes, to: path)
-        } else {
-            writeAll(1, bytes)
         }
         return response.status >= 400 ? 10 : 0
     }
@@ -125,17 +131,6 @@ enum FetchCommand {
     static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { c in
             (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
-        }
-    }
-
-    /// Writes every byte to `fd` (a short write or EINTR continues; a closed pipe stops).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
         }
     }
 }

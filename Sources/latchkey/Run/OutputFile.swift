@@ -1,34 +1,79 @@
 import Glibc
 import LatchkeyHTTP
+import Synchronization
 
-/// `fetch --output FILE`: the response lands whole or not at all. A temporary file in the same
-/// folder (O_EXCL, 0600: a response may hold personal data) is written, fsynced and renamed over
-/// FILE, so a reader never sees half a body and an interrupted run leaves the old file.
-enum OutputFile {
-    static func write(_ bytes: [UInt8], to path: String) throws {
+/// `fetch --output FILE`: the response lands whole or not at all. The body streams into a
+/// temporary file in the same folder (O_EXCL, 0600: a response may hold personal data), which is
+/// fsynced and renamed over FILE only once the whole answer has arrived. On any failure (a cut
+/// connection, a body over the limit, a signal) the temporary file is deleted, so FILE keeps its
+/// old contents and no half-written file is left behind.
+final class OutputFile: HTTPBodySink {
+    let path: String
+    let temporary: String
+    private let fd: Int32
+    private let finished = Atomic<Bool>(false)
+
+    /// Creates the temporary file next to `path` (before any request is sent, so a folder that
+    /// cannot be written fails first).
+    init(stagingFor path: String) throws {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = directory + "/." + name + ".latchkey-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure(path, "create a temporary file next to", errno) }
-        var done = false
-        defer { if !done { unlink(temporary) } }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { let e = n < 0 ? errno : EIO; close(fd); throw failure(path, "write", e) }
-            offset += n
-        }
-        guard fsync(fd) == 0 else { let e = errno; close(fd); throw failure(path, "write", e) }
-        close(fd)
-        guard rename(temporary, path) == 0 else { throw failure(path, "replace", errno) }
-        done = true
+        self.path = path
+        temporary = directory + "/." + name + ".latchkey-\(getpid())"
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.failure(path, "create a temporary file next to", errno) }
     }
+
+    func write(_ bytes: ArraySlice<UInt8>) throws {
+        if let code = StandardOutput.writeAll(fd, bytes) { throw Self.failure(path, "write", code) }
+    }
+
+    /// Makes the file FILE: fsync, close, rename.
+    func commit() throws {
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard fsync(fd) == 0 else { let e = errno; close(fd); unlink(temporary); throw Self.failure(path, "write", e) }
+        close(fd)
+        guard rename(temporary, path) == 0 else { let e = errno; unlink(temporary); throw Self.failure(path, "replace", e) }
+    }
+
+    /// Deletes the temporary file unless `commit` ran; FILE is untouched.
+    func discard() {
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(fd)
+        unlink(temporary)
+    }
+
+    deinit { discard() }
 
     static func failure(_ path: String, _ operation: String, _ code: Int32) -> CommandFailure {
         CommandFailure(exitCode: 9, code: "storage_error", message: "cannot \(operation) \(path): \(ErrnoText.describe(code))",
                        hint: "check the folder of --output and its permissions")
+    }
+}
+
+/// `fetch` without `--output`: the body goes to stdout as it arrives, byte for byte.
+struct StandardOutput: HTTPBodySink {
+    func write(_ bytes: ArraySlice<UInt8>) throws {
+        if let code = Self.writeAll(1, bytes) {
+            // As curl's exit 23: a full disk behind `>` is not a success, and a script must not take
+            // a cut-short body for the whole answer. (A closed pipe raises SIGPIPE first, as for any
+            // filter; EPIPE lands here only where SIGPIPE is ignored.)
+            throw CommandFailure(exitCode: 9, code: "storage_error",
+                                 message: "cannot write the response to standard output: \(ErrnoText.describe(code))",
+                                 hint: "use --output FILE, or check where stdout goes")
+        }
+    }
+
+    /// Writes every byte to `fd` (a short write or EINTR continues); the errno of a failure, else nil.
+    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Int32? {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return n < 0 ? errno : EIO }
+            offset += n
+        }
+        return nil
     }
 }

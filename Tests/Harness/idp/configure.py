@@ -13,6 +13,8 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
   `oauth-ciba-mode-poll-allowed`); requests stay open 600 s. Client `latchkey-ciba`.
 - plugin `cibaquick`: like `ciba`, but requests expire after --short-ciba-ttl seconds.
 - plugin `cibadpop`: like `ciba`, with DPoP allowed (the proof on the CIBA request binds the tokens).
+- plugin `endsession`: like `oidc`, with session management (`end_session_endpoint`, `sid` in ID
+  tokens); its client `latchkey-endsession` registers a post_logout_redirect_uri.
 All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
 client (not per plugin), so the DPoP tests and the probe have clients of their own.
@@ -35,6 +37,7 @@ CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/cal
 CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
 MACHINE_SECRET_FILE = "machine-client.secret"  # issue 16: the client-credentials client
 RESOURCE_API = "https://api.example.test/v1"    # issue 16: the resource indicator the tests ask for
+END_SESSION_REDIRECT = "http://127.0.0.1:53682/signed-out"  # issue 18: latchkey-endsession's post_logout_redirect_uri
 
 
 def main() -> None:
@@ -187,6 +190,21 @@ def main() -> None:
     fd = os.open(os.path.join(a.state, MACHINE_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(machine_secret)
+    # --- issue 18: RP-initiated logout. Plugin `endsession`: the `oidc` plugin's parameters plus
+    # session management, which is what puts `end_session_endpoint` (and a `sid` claim) in place;
+    # client `latchkey-endsession` has the registered post_logout_redirect_uri Glewlwyd requires.
+    r = s.request("GET", api + "/mod/plugin/oidc")
+    if r.status != 200:
+        sys.exit(f"configure: GET /mod/plugin/oidc -> HTTP {r.status}")
+    endsession = dict(r.json()["parameters"], **{
+        "iss": f"{a.external_url}/api/endsession", "session-management-allowed": True,
+        "session-cookie-name": "GLEWLWYD_OIDC_SESSION", "session-cookie-expiration": 2419200})
+    call("POST", "/mod/plugin/", {"module": "oidc", "name": "endsession", "display_name": "endsession",
+                                  "enabled": True, "parameters": endsession})
+    call("POST", "/client/", {"client_id": "latchkey-endsession", "name": "latchkey-endsession", "enabled": True,
+                              "confidential": False, "token_endpoint_auth_method": ["none"],
+                              "authorization_type": device, "redirect_uri": [], "scope": SCOPES,
+                              "post_logout_redirect_uri": END_SESSION_REDIRECT})
 
 
 if __name__ == "__main__":

@@ -176,6 +176,11 @@ export LATCHKEY_IT_ISSUER_CIBA_DPOP='http://127.0.0.1:$PLAIN/api/cibadpop'
 export LATCHKEY_IT_CLIENT_CIBA='latchkey-ciba'
 export LATCHKEY_IT_SHORT_CIBA_TTL='4'
 export LATCHKEY_IT_APPROVE_CIBA='$HERE/approve_ciba.py'
+export LATCHKEY_IT_ISSUER_END_SESSION='http://127.0.0.1:$PLAIN/api/endsession'
+export LATCHKEY_IT_ISSUER_END_SESSION_TLS='https://localhost:$TLS/api/endsession'
+export LATCHKEY_IT_CLIENT_END_SESSION='latchkey-endsession'
+export LATCHKEY_IT_END_SESSION_REDIRECT='http://127.0.0.1:53682/signed-out'
+export LATCHKEY_IT_END_SESSION_BROWSER='$HERE/end_session_browser.py'
 ENV
 cat "$STATE/mtls/env.sh" >> "$STATE/env.sh"
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
