@@ -7,6 +7,8 @@ public enum ClientAuthMethod: String, Sendable, CaseIterable {
     case clientSecretBasic = "client_secret_basic"
     /// `client_id` and `client_secret` in the request body.
     case clientSecretPost = "client_secret_post"
+    /// A JWT signed with the client's own private key (RFC 7523 §2.2, OpenID Connect Core §9).
+    case privateKeyJWT = "private_key_jwt"
 }
 
 /// When to send a PKCE S256 challenge on the *device* authorization request (the code flow always does).
@@ -85,6 +87,9 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var quirks: ProviderQuirks
     /// DPoP (RFC 9449): when tokens are bound to a per-session key.
     public var dpop: DPoPMode
+    /// How `private_key_jwt` assertions are made (algorithm, `kid`, `typ`, audience); the key itself
+    /// is never part of the configuration.
+    public var clientAssertion: ClientAssertionSettings = ClientAssertionSettings()
 
     /// The scopes used when none are given.
     public static let defaultScopes = ["openid", "offline_access"]

@@ -15,6 +15,14 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// A public client asked for `offline_access` without DPoP while the policy demands that its
     /// refresh token be bound (`OfflineAccessPolicy.requireDPoP`).
     case offlineAccessWithoutDPoP
+    /// `private_key_jwt` was chosen without a source for the client's private key.
+    case missingClientKey
+    /// The chosen client assertion algorithm cannot be signed with the client's key (e.g. ES256 with
+    /// an RSA key, ES384 with a P-256 key).
+    case clientKeyDoesNotFitAlgorithm(algorithm: String, key: String)
+    /// The client assertion algorithm is not in the provider's
+    /// `token_endpoint_auth_signing_alg_values_supported`.
+    case clientAssertionAlgorithmNotAdvertised(algorithm: String, advertised: [String])
 
     /// One line.
     public var description: String {
@@ -27,6 +35,12 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
         case .offlineAccessWithoutDPoP:
             return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"
+        case .missingClientKey: return "private_key_jwt needs the client's private key"
+        case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):
+            return "the client assertion algorithm \(algorithm) cannot be signed with the client's \(key) key"
+        case .clientAssertionAlgorithmNotAdvertised(let algorithm, let advertised):
+            return "the provider does not accept client assertions signed with \(algorithm): it advertises "
+                + (advertised.isEmpty ? "none" : advertised.joined(separator: ", "))
         }
     }
 }

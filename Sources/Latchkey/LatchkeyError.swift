@@ -35,6 +35,8 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case tokenBinding(TokenBindingProblem)
     /// The task was cancelled (SIGINT).
     case cancelled
+    /// The provider refused the client's own authentication (e.g. a `private_key_jwt` assertion).
+    case clientAuthenticationRefused(ClientAuthenticationRefusal)
 
     /// What the caller should do about an error; a program maps these to its own outcomes (the
     /// CLI's exit codes).
@@ -66,7 +68,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied: return .denied
         case .expired, .timedOut: return .expired
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
-        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding: return .protocolViolation
+        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
         case .configuration: return .configuration
@@ -85,6 +87,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .oauth(let e, _): return e.code ?? "protocol_violation"
+        case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
@@ -110,6 +113,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .configuration(let problem): return problem.description
         case .tokenBinding(let problem): return "protocol error: \(problem.description)"
         case .cancelled: return "cancelled"
+        case .clientAuthenticationRefused(let r): return "the server refused the client: \(r.description)"
         }
     }
 

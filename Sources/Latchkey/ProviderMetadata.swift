@@ -33,6 +33,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var dpopSigningAlgValuesSupported: [String]?
     /// RFC 9207: the server sends `iss` in authorization responses.
     public var authorizationResponseIssParameterSupported: Bool?
+    /// The algorithms the server accepts for client assertions (`private_key_jwt`); when listed,
+    /// the client's algorithm must be one of them.
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -55,7 +58,8 @@ extension ProviderMetadata {
          ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
          ("grant_types_supported", \.grantTypesSupported),
          ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
-         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported)]
+         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported),
+         ("token_endpoint_auth_signing_alg_values_supported", \.tokenEndpointAuthSigningAlgValuesSupported)]
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {

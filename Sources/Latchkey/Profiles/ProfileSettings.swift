@@ -13,11 +13,14 @@ public struct ProfileSettings: Sendable, Equatable {
     public var credentialUsername: String?
     /// OpenID Connect RP-Initiated Logout §2: where the provider sends the browser after logout.
     public var postLogoutRedirectURI: String?
+    /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
+    /// itself is never copied into the profile.
+    public var clientKeyFile: String?
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
         [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
-         ("post_logout_redirect_uri", \.postLogoutRedirectURI)]
+         ("post_logout_redirect_uri", \.postLogoutRedirectURI), ("client_key_file", \.clientKeyFile)]
     }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.

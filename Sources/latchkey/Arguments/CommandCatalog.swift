@@ -42,7 +42,7 @@ enum CommandCatalog {
             .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
                    default: "auto"),
             clientSecretFile,
-            .value("auth-method", "none|client_secret_basic|client_secret_post",
+            .value("auth-method", "none|client_secret_basic|client_secret_post|private_key_jwt",
                    help: "client authentication at the token endpoint",
                    default: "none, or client_secret_basic when a secret is given"),
             .value("device-authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
@@ -69,6 +69,17 @@ enum CommandCatalog {
             .flag("no-qr", help: "do not draw the QR code"),
             .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
             .flag("open", help: "try xdg-open on the URL", default: "off"),
+            .value("client-key-file", "FILE",
+                   help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",
+                   default: "none"),
+            .value("client-key-id", "KID", help: "private_key_jwt: the assertion's kid header; remembered", default: "none"),
+            .value("client-assertion-alg", "ES256|ES384|PS256|RS256|…",
+                   help: "private_key_jwt: the signing algorithm; remembered", default: "the key's: ES256, ES384 or RS256"),
+            .value("client-assertion-typ", "client-authentication+jwt|jwt",
+                   help: "private_key_jwt: the assertion's typ header; remembered", default: "client-authentication+jwt"),
+            .value("client-assertion-aud", "issuer|endpoint",
+                   help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
+                   default: "issuer"),
         ])
 
     static let token = CommandSpec(

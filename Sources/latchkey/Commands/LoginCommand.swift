@@ -89,7 +89,8 @@ enum LoginCommand {
         } else if secret != nil && client.authMethod == .none {
             client.authMethod = .clientSecretBasic
         }
-        if client.authMethod != .none && secret == nil {
+        try ClientAssertionOptions.apply(args, existing: existing, to: &client)
+        if (client.authMethod == .clientSecretBasic || client.authMethod == .clientSecretPost) && secret == nil {
             throw UsageError("--auth-method \(client.authMethod.rawValue) needs a client secret", command: "login",
                              hint: "give it with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, never on the command line")
         }
@@ -117,6 +118,7 @@ enum LoginCommand {
         }
         var settings = ProfileSettings(client: client, keySource: .machine)
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
+        settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         do {
             settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
                                                                tokenFileExists: access.unlockedStore(existing).hasTokenFile)

@@ -71,6 +71,6 @@ struct ProfileAccess: Sendable {
                                  hint: "check that getrandom(2) works in this environment")
         }
         return Session(configuration: settings.client, store: store, transport: transport(), random: random,
-                       clientSecret: try SecretInput.clientSecret(context))
+                       clientSecret: try SecretInput.clientSecret(context), clientKey: ClientAssertionOptions.keySource(settings))
     }
 }

@@ -149,6 +149,15 @@ export LATCHKEY_IT_PYTHON='$(command -v "$PYTHON")'
 export LATCHKEY_IT_APPROVE='$HERE/approve.py'
 export LATCHKEY_IT_BROWSER='$HERE/browser_login.py'
 export LATCHKEY_IT_SCRIPTED_IDP='$(cd "$HERE/.." && pwd)/scripted_idp.py'
+export LATCHKEY_IT_ISSUER_PKJWT='http://127.0.0.1:$PLAIN/api/pkjwt'
+export LATCHKEY_IT_ISSUER_PKJWT_TLS='https://localhost:$TLS/api/pkjwt'
+export LATCHKEY_IT_CLIENT_PKJWT_ES256='latchkey-pkjwt-es'
+export LATCHKEY_IT_CLIENT_PKJWT_PS256='latchkey-pkjwt-ps'
+export LATCHKEY_IT_PKJWT_KEY_ES256='$STATE/plain/pkjwt-es256.key'
+export LATCHKEY_IT_PKJWT_KEY_PS256='$STATE/plain/pkjwt-ps256.key'
+export LATCHKEY_IT_PKJWT_KEY_WRONG='$STATE/plain/pkjwt-wrong.key'
+export LATCHKEY_IT_PKJWT_KEY_ES256_TLS='$STATE/tls/pkjwt-es256.key'
+export LATCHKEY_IT_PKJWT_KEY_PS256_TLS='$STATE/tls/pkjwt-ps256.key'
 ENV
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"
