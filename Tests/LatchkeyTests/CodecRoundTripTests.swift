@@ -46,6 +46,7 @@ import LatchkeyJOSE
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
                                     quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
         for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
+        c.clientAssertion = ClientAssertionSettings(algorithm: .ps256, keyID: "kid-1", type: .jwt, audience: .endpoint)
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
         #expect(back == c)
@@ -56,7 +57,8 @@ import LatchkeyJOSE
         let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
                                        "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
                                        "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
-                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop"]
+                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop",
+                                       "clientAssertion": "client_assertion"]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
