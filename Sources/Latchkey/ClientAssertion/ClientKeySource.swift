@@ -26,7 +26,7 @@ public struct ClientKeyFile: ClientKeySource {
     public func privateKeyPEM() throws(LatchkeyError) -> SecretBytes {
         let limit = Self.limit
         let path = self.path
-        let read: [UInt8]?
+        var read: [UInt8]?
         do {
             read = try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: true) { size in
                 .tooLarge(path: path, size: size, limit: limit)
@@ -34,8 +34,9 @@ public struct ClientKeyFile: ClientKeySource {
         } catch {
             throw .storage(ClientKeyError.unreadable(path: path, error))
         }
-        guard var bytes = read else { throw .storage(ClientKeyError.missing(path: path)) }
-        defer { bytes.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
-        return SecretBytes(bytes)
+        guard read != nil else { throw .storage(ClientKeyError.missing(path: path)) }
+        // Cleared in place (a second reference to the array would make the clearing hit a copy).
+        defer { read!.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
+        return SecretBytes(read!)
     }
 }
