@@ -11,6 +11,8 @@ struct PrivateKeyJWTIdP {
     let clientES256: String, clientPS256: String
     /// The private keys (0600 PEM files in the state dir), per instance, and one registered nowhere.
     let keyES256: String, keyPS256: String, keyES256TLS: String, keyPS256TLS: String, wrongKey: String
+    /// Tests/Harness/idp/pkjwt_probe.py.
+    let probe: String
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> PrivateKeyJWTIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
@@ -19,12 +21,30 @@ struct PrivateKeyJWTIdP {
                                 clientES256: try v("CLIENT_PKJWT_ES256"), clientPS256: try v("CLIENT_PKJWT_PS256"),
                                 keyES256: try v("PKJWT_KEY_ES256"), keyPS256: try v("PKJWT_KEY_PS256"),
                                 keyES256TLS: try v("PKJWT_KEY_ES256_TLS"), keyPS256TLS: try v("PKJWT_KEY_PS256_TLS"),
-                                wrongKey: try v("PKJWT_KEY_WRONG"))
+                                wrongKey: try v("PKJWT_KEY_WRONG"), probe: try v("PKJWT_PROBE"))
     }
 
     /// The client and its key file for `alg` on `issuer`'s instance.
     func client(_ alg: String, tls: Bool = false) -> (id: String, key: String) {
         alg == "ES256" ? (clientES256, tls ? keyES256TLS : keyES256) : (clientPS256, tls ? keyPS256TLS : keyPS256)
+    }
+}
+
+/// What Glewlwyd does with client assertions, proved with hand-made ones (pkjwt_probe.py, Python
+/// `cryptography`), independently of Latchkey: the facts the suite below relies on.
+@Suite("Glewlwyd private_key_jwt harness")
+struct GlewlwydPrivateKeyJWTHarnessTests {
+    @Test("endpoint aud accepted, issuer and array refused, wrong key and replayed jti refused", arguments: ["ES256", "PS256"])
+    func probe(alg: String) throws {
+        let idp = try PrivateKeyJWTIdP.load()
+        let (client, key) = idp.client(alg, tls: true)
+        let r = try ProcessRunner.run(idp.base.python, [idp.probe, "--issuer", idp.issuerTLS, "--ca-file", idp.base.caFile,
+                                                        "--client-id", client, "--key", key, "--alg", alg,
+                                                        "--wrong-key", idp.wrongKey], timeout: .seconds(60))
+        let checks = JSONLines.objects(r.stdoutLines).filter { $0["check"] != nil }
+        for check in checks where check["ok"]?.boolValue != true { Issue.record("probe check failed: \(check)") }
+        #expect(checks.count == 8, "\(r.stdoutText)")
+        #expect(r.exitCode == 0, "pkjwt_probe.py: \(r) \(r.stderrText)")
     }
 }
 

@@ -158,6 +158,7 @@ export LATCHKEY_IT_PKJWT_KEY_PS256='$STATE/plain/pkjwt-ps256.key'
 export LATCHKEY_IT_PKJWT_KEY_WRONG='$STATE/plain/pkjwt-wrong.key'
 export LATCHKEY_IT_PKJWT_KEY_ES256_TLS='$STATE/tls/pkjwt-es256.key'
 export LATCHKEY_IT_PKJWT_KEY_PS256_TLS='$STATE/tls/pkjwt-ps256.key'
+export LATCHKEY_IT_PKJWT_PROBE='$HERE/pkjwt_probe.py'
 ENV
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
 echo "test IdP up in ${elapsed}s: http://127.0.0.1:$PLAIN/api/oidc and https://localhost:$TLS/api/oidc (env: $STATE/env.sh)"
