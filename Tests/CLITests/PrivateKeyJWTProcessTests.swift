@@ -65,6 +65,8 @@ struct PrivateKeyJWTProcessTests {
             // The profile remembers the key by path only; nothing of the key, the assertion or a jti is printed.
             let profile = try #require(FileText.read(cli.stateDirectory + "/profiles/default.json"))
             #expect(profile.contains(#""client_key_file": "\#(key)""#), "\(profile)")
+            let status = try cli.run(["status", "--json"])
+            #expect(try JSONParser().parseObject(status.stdout)["files"]?["client_key"] == .string(key), "\(status)")
             let scan = KeyLeakScan(pem: PEMFixtures.p256PKCS8, assertionHeaders: [KeyLeakScan.assertionHeader(alg: "ES256")])
             // The scan finds what it looks for: the key itself, a fragment of it, an assertion's start.
             #expect(!scan.leaks(in: PEMFixtures.p256PKCS8).isEmpty)
