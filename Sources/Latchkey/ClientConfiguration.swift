@@ -15,6 +15,8 @@ public enum ClientAuthMethod: String, Sendable, CaseIterable {
 
     /// True for the mutual-TLS methods, which need a client certificate and its key.
     public var usesClientCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+    /// A JWT signed with the client's own private key (RFC 7523 §2.2, OpenID Connect Core §9).
+    case privateKeyJWT = "private_key_jwt"
 }
 
 /// When to send a PKCE S256 challenge on the *device* authorization request (the code flow always does).
@@ -99,6 +101,9 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var resources: [String] = []
     /// Extra authorization / device / CIBA request parameters; never a protocol-owned name.
     public var extraParameters: [RequestParameter] = []
+    /// How `private_key_jwt` assertions are made (algorithm, `kid`, `typ`, audience); the key itself
+    /// is never part of the configuration.
+    public var clientAssertion: ClientAssertionSettings = ClientAssertionSettings()
 
     /// The scopes used when none are given.
     public static let defaultScopes = ["openid", "offline_access"]

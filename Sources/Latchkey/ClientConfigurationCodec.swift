@@ -28,6 +28,7 @@ extension ClientConfiguration {
                 return .object(pair)
             })
         }
+        if !clientAssertion.isDefault { o["client_assertion"] = .object(clientAssertion.json) }
         return o
     }
 
@@ -66,6 +67,27 @@ extension ClientConfiguration {
                 return p
             }
         }
+        if let a = try m.object("client_assertion") { clientAssertion = try ClientAssertionSettings(members: a) }
+    }
+}
+
+extension ClientAssertionSettings {
+    /// The settings that differ from the defaults, as JSON.
+    public var json: JSONObject {
+        var o = JSONObject()
+        o.setIfPresent("alg", algorithm?.rawValue)
+        o.setIfPresent("kid", keyID)
+        if type != .clientAuthentication { o["typ"] = .string(type.rawValue) }
+        if audience != .issuer { o["aud"] = .string(audience.rawValue) }
+        return o
+    }
+
+    init(members m: JSONMembers) throws(DocumentError) {
+        self.init()
+        algorithm = try m.enumeration("alg", JWSAlgorithm.self)
+        keyID = try m.string("kid")
+        if let t = try m.enumeration("typ", ClientAssertionType.self) { type = t }
+        if let a = try m.enumeration("aud", ClientAssertionAudience.self) { audience = a }
     }
 }
 

@@ -31,6 +31,14 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case missingLoginHint
     /// A CIBA request value cannot be sent (the binding message, the requested expiry).
     case invalidBackchannelRequest(reason: String)
+    /// `private_key_jwt` was chosen without a source for the client's private key.
+    case missingClientKey
+    /// The chosen client assertion algorithm cannot be signed with the client's key (e.g. ES256 with
+    /// an RSA key, ES384 with a P-256 key).
+    case clientKeyDoesNotFitAlgorithm(algorithm: String, key: String)
+    /// The client assertion algorithm is not in the provider's
+    /// `token_endpoint_auth_signing_alg_values_supported`.
+    case clientAssertionAlgorithmNotAdvertised(algorithm: String, advertised: [String])
 
     /// One line.
     public var description: String {
@@ -53,6 +61,12 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
             return "the client-credentials grant needs client authentication; a public client has no identity to act as"
         case .missingLoginHint: return "CIBA needs a login hint naming the person to ask"
         case .invalidBackchannelRequest(let reason): return reason
+        case .missingClientKey: return "private_key_jwt needs the client's private key"
+        case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):
+            return "the client assertion algorithm \(algorithm) cannot be signed with the client's \(key) key"
+        case .clientAssertionAlgorithmNotAdvertised(let algorithm, let advertised):
+            return "the provider does not accept client assertions signed with \(algorithm): it advertises "
+                + (advertised.isEmpty ? "none" : advertised.joined(separator: ", "))
         }
     }
 }

@@ -84,6 +84,7 @@ public struct DeviceAuthorizationFlow: Sendable {
                 continue
             }
             let received = time.now()
+            try client.checkClientAuthentication(response, endpoint: .deviceAuthorization)
             let authorization = try DeviceAuthorizationResponse.parse(response)
             return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
         }

@@ -38,6 +38,8 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case clientCertificate(ClientCertificateProblem)
     /// The task was cancelled (SIGINT).
     case cancelled
+    /// The provider refused the client's own authentication (e.g. a `private_key_jwt` assertion).
+    case clientAuthenticationRefused(ClientAuthenticationRefusal)
 
     /// What the caller should do about an error; a program maps these to its own outcomes (the
     /// CLI's exit codes).
@@ -69,7 +71,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied: return .denied
         case .expired, .timedOut: return .expired
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
-        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding: return .protocolViolation
+        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
@@ -90,6 +92,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .clientCertificate(let p): return p.isLocal ? "client_certificate_unusable" : "client_certificate_refused"
         case .oauth(let e, _): return e.code ?? "protocol_violation"
+        case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
@@ -116,6 +119,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .tokenBinding(let problem): return "protocol error: \(problem.description)"
         case .clientCertificate(let problem): return problem.description
         case .cancelled: return "cancelled"
+        case .clientAuthenticationRefused(let r): return "the server refused the client: \(r.description)"
         }
     }
 

@@ -43,6 +43,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var backchannelAuthenticationEndpoint: String?
     /// OpenID CIBA Core §4: `poll`, `ping`, `push`; Latchkey needs `poll`.
     public var backchannelTokenDeliveryModesSupported: [String]?
+    /// The algorithms the server accepts for client assertions (`private_key_jwt`); when listed,
+    /// the client's algorithm must be one of them.
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
 
     /// Metadata with only the issuer set; endpoints are filled in by discovery or overrides.
     public init(issuer: String) { self.issuer = issuer }
@@ -68,7 +71,8 @@ extension ProviderMetadata {
          ("grant_types_supported", \.grantTypesSupported),
          ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
          ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported),
-         ("backchannel_token_delivery_modes_supported", \.backchannelTokenDeliveryModesSupported)]
+         ("backchannel_token_delivery_modes_supported", \.backchannelTokenDeliveryModesSupported),
+         ("token_endpoint_auth_signing_alg_values_supported", \.tokenEndpointAuthSigningAlgValuesSupported)]
     }
     /// Members holding a boolean.
     static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {

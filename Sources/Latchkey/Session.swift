@@ -16,6 +16,7 @@ public actor Session: TokenSource {
     let time: any TimeSource
     let random: any RandomSource
     let clientSecret: String?
+    let clientKey: (any ClientKeySource)?
     let clientAuthentication: (any RequestAuthenticator)?
     let mutualTLS: MutualTLS?
     let nonces = ServerNonces()
@@ -28,7 +29,7 @@ public actor Session: TokenSource {
     /// - Parameters:
     ///   - transports: the transport per endpoint role (one for all: `EndpointTransports(client)`).
     ///   - clientAuthentication: how the client authenticates; nil follows `configuration.authMethod`
-    ///     with `clientSecret`.
+    ///     with `clientSecret` or `clientKey` (`private_key_jwt`, read at each use).
     ///   - keySet: replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
     ///   - mutualTLS: the client certificate (RFC 8705), read at each sign-in, refresh and logout and
     ///     presented only to the endpoints where the client authenticates; required by the
@@ -36,13 +37,14 @@ public actor Session: TokenSource {
     public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
                 clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
-                mutualTLS: MutualTLS? = nil) {
+                mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil) {
         self.configuration = configuration
         self.store = store
         self.transports = transports
         self.time = time
         self.random = random
         self.clientSecret = clientSecret
+        self.clientKey = clientKey
         self.clientAuthentication = clientAuthentication
         self.injectedKeySet = keySet
         self.mutualTLS = mutualTLS
@@ -51,9 +53,9 @@ public actor Session: TokenSource {
     /// A session whose every endpoint uses `transport`.
     public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
-                keySet: (any KeySet)? = nil) {
+                keySet: (any KeySet)? = nil, clientKey: (any ClientKeySource)? = nil) {
         self.init(configuration: configuration, store: store, transports: EndpointTransports(transport), time: time,
-                  random: random, clientSecret: clientSecret, keySet: keySet)
+                  random: random, clientSecret: clientSecret, keySet: keySet, clientKey: clientKey)
     }
 
     /// The profile: the store's, so the two can never disagree.
@@ -295,7 +297,7 @@ public actor Session: TokenSource {
         if let clientAuthentication {
             authenticator = clientAuthentication
         } else {
-            authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
+            authenticator = try configuration.clientAuthenticator(secret: clientSecret, key: clientKey)
         }
         let proofs: [any RequestAuthenticator] = dpop.map { [DPoPAuthenticator(key: $0)] } ?? []
         var transports = self.transports

@@ -19,7 +19,8 @@ public struct TokenClient: Sendable {
     public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
         self.configuration = configuration
         self.metadata = metadata
-        self.pipeline = pipeline
+        // Assertions name this provider's issuer and use an algorithm it advertises.
+        self.pipeline = pipeline.bound(to: metadata)
         self.requiresBinding = configuration.dpop == .always
     }
 
@@ -30,11 +31,11 @@ public struct TokenClient: Sendable {
     }
 
     /// Makes a client authenticated as `configuration.authMethod` says; `clientSecret` is only used
-    /// with the `client_secret_*` methods.
+    /// with the `client_secret_*` methods, `clientKey` with `private_key_jwt`.
     public init(configuration: ClientConfiguration, metadata: ProviderMetadata, transport: any HTTPTransport,
-                clientSecret: String? = nil, time: any TimeSource = SystemTimeSource(),
+                clientSecret: String? = nil, clientKey: (any ClientKeySource)? = nil, time: any TimeSource = SystemTimeSource(),
                 random: any RandomSource) throws(LatchkeyError) {
-        let authenticator = try configuration.authMethod.authenticator(clientID: configuration.clientID, secret: clientSecret)
+        let authenticator = try configuration.clientAuthenticator(secret: clientSecret, key: clientKey)
         self.init(configuration: configuration, metadata: metadata,
                   pipeline: ProviderPipeline(transports: EndpointTransports(transport), authenticators: [authenticator],
                                              time: time, random: random))
@@ -56,6 +57,7 @@ public struct TokenClient: Sendable {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
         let form = params + ResourceIndicator.parameters(configuration.resources)
         let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: form))
+        try checkClientAuthentication(response, endpoint: .token)
         let outcome = TokenResponse.parse(response)
         switch outcome {
         case .token(let token):
@@ -137,6 +139,21 @@ public struct TokenClient: Sendable {
             throw .tokenBinding(.nonceRequestedTwice(.pushedAuthorization))
         }
         return try PushedAuthorizationResponse.parse(response)
+    }
+
+    /// Throws `.clientAuthenticationRefused` when `response` refuses a `private_key_jwt` client's
+    /// assertion: `invalid_client`, any 401 (RFC 6749 §5.2; Glewlwyd answers `401 unauthorized_client`
+    /// at /device_authorization), or a 403 without an error code (Glewlwyd's empty 403 at /token).
+    /// The error says which audience was used, so a program can suggest the other one.
+    public func checkClientAuthentication(_ response: HTTPResponse, endpoint: EndpointRole) throws(LatchkeyError) {
+        guard let assertion = pipeline.authenticators.lazy.compactMap({ $0 as? PrivateKeyJWTAuthentication }).first else { return }
+        let error: OAuthError?
+        if case .error(let e) = TokenResponse.parse(response) { error = e } else { error = nil }
+        let refused = error?.code == "invalid_client" || response.status == 401 || (response.status == 403 && error?.code == nil)
+        guard refused else { return }
+        throw .clientAuthenticationRefused(ClientAuthenticationRefusal(
+            method: .privateKeyJWT, endpoint: endpoint, status: response.status, error: error?.code == nil ? nil : error,
+            assertionAudience: assertion.settings.audience))
     }
 
     enum Context { case codeExchange, refresh, clientCredentials }

@@ -23,6 +23,13 @@ reused, ath on /resource, the nonce when the scenario demands one) and the resul
 grant: token_type DPoP, a JWT access token with cnf.jkt, a refresh that needs a proof from the
 same key, and a /resource that wants `Authorization: DPoP` with a proof from that key.
 
+private_key_jwt (the `private-key-jwt*` scenarios): every request to /token, /device_authorization
+and /revoke must carry a client assertion, verified for real against --client-public-key
+(signature, alg among the advertised token_endpoint_auth_signing_alg_values_supported, typ, kid
+when --client-key-id is given, iss = sub = the body's client_id, aud = the issuer, iat within
+60 s, exp - iat <= 60, a jti never seen before); the result is logged as "client_assertion":
+{"ok", "reason", "checked", "alg", "typ", "kid", "iss", "sub", "aud", "jti", "lifetime"}.
+
 usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
                        [--approve-after 2] [--fault-on device|token|refresh|jwks|discovery]
                        [--fault-count 1] [--alg ES256|RS256|PS256] [--at-ttl 3600] [--list]
@@ -169,6 +176,13 @@ SCENARIOS: dict[str, dict] = {
     "ciba-unknown-user": dict(ciba=True, ciba_unknown_user=True),
     # Cross-device safety (issue 17): the verification page is on another site than the issuer.
     "verification-uri-other-site": dict(verification_uri="https://device-login.example.net/activate", complete=False),
+    # --- private_key_jwt (issue 16): every client assertion is verified against the key given
+    # with --client-public-key (see verify_client_assertion); aud must be the issuer ---
+    "private-key-jwt": dict(pkjwt=True),
+    # Only typ "jwt" is accepted (a server that refuses explicit typing).
+    "private-key-jwt-typ-jwt": dict(pkjwt=True, pkjwt_typ="jwt"),
+    # Only RSA algorithms are advertised (an ES256 client must refuse before sending).
+    "private-key-jwt-rsa-only": dict(pkjwt=True, pkjwt_algs=["PS256", "RS256"]),
 }
 CIBA_GRANT = "urn:openid:params:grant-type:ciba"
 
@@ -227,6 +241,75 @@ def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tupl
     elif "ath" in claims:
         raise ValueError("ath on a token request")
     return header, claims
+
+
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+CLIENT_AUTH_PATHS = {"/token", "/device_authorization", "/revoke"}
+PKJWT_ALGS = ["ES256", "ES384", "PS256", "RS256"]
+
+
+def verify_client_assertion(assertion: str, public_key, client_id: str, audience: str, typ: str,
+                            kid, algs: list) -> tuple[dict, dict, list]:
+    """Checks one private_key_jwt assertion (RFC 7523 §3 as profiled by its successor draft), all
+    but jti freshness, which needs state. Returns (header, claims, the names of the checks passed);
+    raises ValueError with the reason."""
+    checked = []
+    parts = assertion.split(".")
+    if len(parts) != 3:
+        raise ValueError("not a compact JWS")
+    try:
+        header, claims = json.loads(b64u_decode(parts[0])), json.loads(b64u_decode(parts[1]))
+        signature = b64u_decode(parts[2])
+    except Exception as e:
+        raise ValueError(f"undecodable: {e}")
+    alg = header.get("alg")
+    if alg not in algs:
+        raise ValueError(f"alg {alg!r} not advertised ({algs})")
+    checked.append("alg")
+    if header.get("typ") != typ:
+        raise ValueError(f"typ {header.get('typ')!r}, expected {typ!r}")
+    checked.append("typ")
+    if kid is not None and header.get("kid") != kid:
+        raise ValueError(f"kid {header.get('kid')!r}, expected {kid!r}")
+    if kid is not None:
+        checked.append("kid")
+    signed = (parts[0] + "." + parts[1]).encode()
+    digest = {"256": hashes.SHA256(), "384": hashes.SHA384(), "512": hashes.SHA512()}[alg[2:]]
+    try:
+        if alg.startswith("ES"):
+            size = {"ES256": 32, "ES384": 48}[alg]
+            if not isinstance(public_key, ec.EllipticCurvePublicKey) or public_key.key_size != size * 8:
+                raise ValueError(f"{alg} does not fit the registered key")
+            if len(signature) != 2 * size:
+                raise ValueError(f"signature is not {2 * size} bytes")
+            der = encode_dss_signature(int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big"))
+            public_key.verify(der, signed, ec.ECDSA(digest))
+        else:
+            if not isinstance(public_key, rsa.RSAPublicKey):
+                raise ValueError(f"{alg} does not fit the registered key")
+            pad = padding.PSS(mgf=padding.MGF1(digest), salt_length=digest.digest_size) if alg.startswith("PS") \
+                else padding.PKCS1v15()
+            public_key.verify(signature, signed, pad, digest)
+    except InvalidSignature:
+        raise ValueError("bad signature")
+    checked.append("signature")
+    if claims.get("iss") != client_id or claims.get("sub") != client_id:
+        raise ValueError(f"iss {claims.get('iss')!r} / sub {claims.get('sub')!r}, expected {client_id!r}")
+    checked += ["iss", "sub"]
+    if claims.get("aud") != audience:
+        raise ValueError(f"aud {claims.get('aud')!r}, expected the issuer {audience!r}")
+    checked.append("aud")
+    iat, exp, now = claims.get("iat"), claims.get("exp"), time.time()
+    if not isinstance(iat, int) or abs(now - iat) > 60:
+        raise ValueError(f"iat {iat!r} not within 60 s of now")
+    checked.append("iat")
+    if not isinstance(exp, int) or exp <= now or exp - iat > 60:
+        raise ValueError(f"exp {exp!r}: must be in the future and at most 60 s after iat {iat!r}")
+    checked.append("exp")
+    jti = claims.get("jti")
+    if not isinstance(jti, str) or len(jti) < 16:
+        raise ValueError("jti missing or too short")
+    return header, claims, checked
 
 
 def b64u(data: bytes) -> str:
@@ -329,6 +412,8 @@ class Handler(BaseHTTPRequestHandler):
                  "status": status, "event": event}
         if getattr(self, "_dpop_log", None) is not None:
             entry["dpop"] = self._dpop_log
+        if getattr(self, "_assertion_log", None) is not None:
+            entry["client_assertion"] = self._assertion_log
         entry.update(extra)
         if self.state.args.log:
             with self.state.lock, open(self.state.args.log, "a") as out:
@@ -425,6 +510,7 @@ class Handler(BaseHTTPRequestHandler):
         self._t0 = round(time.time(), 6)
         self._pending = None
         self._dpop_log, self._dpop_jkt = None, None
+        self._assertion_log = None
         path = urllib.parse.urlsplit(self.path).path
         params = self._params()
         routes = {
@@ -453,6 +539,8 @@ class Handler(BaseHTTPRequestHandler):
         if handler is None:
             self._send(404, b'{"error":"not_found"}')
             self._record(params, 404, "unknown-path")
+            return
+        if self.state.k.get("pkjwt") and path in CLIENT_AUTH_PATHS and not self._client_assertion_check(params, path):
             return
         try:
             handler(params)
@@ -489,9 +577,49 @@ class Handler(BaseHTTPRequestHandler):
             meta["backchannel_authentication_endpoint"] = base + "/bc-authorize"
             meta["backchannel_token_delivery_modes_supported"] = st.k.get("ciba_modes", ["poll"])
             meta["grant_types_supported"].append(CIBA_GRANT)
+        if st.k.get("pkjwt"):
+            meta["token_endpoint_auth_methods_supported"] = ["private_key_jwt"]
+            meta["token_endpoint_auth_signing_alg_values_supported"] = st.k.get("pkjwt_algs", PKJWT_ALGS)
         for name in st.k.get("discovery_omit", []):
             meta.pop(name, None)
         return meta
+
+    def _client_assertion_check(self, params, path) -> bool:
+        """private_key_jwt: verifies the request's client assertion (verify_client_assertion, then a
+        fresh jti) and logs what was checked as "client_assertion"; answers 401 invalid_client and
+        returns False when it fails."""
+        st, k = self.state, self.state.k
+        log = {"ok": False, "reason": None, "checked": []}
+        self._assertion_log = log
+        try:
+            if params.get("client_assertion_type") != CLIENT_ASSERTION_TYPE or not params.get("client_assertion"):
+                raise ValueError("no client assertion")
+            if st.args.client_public_key is None:
+                raise ValueError("the server was started without --client-public-key")
+            from cryptography.hazmat.primitives.serialization import load_pem_public_key
+            with open(st.args.client_public_key, "rb") as f:
+                public_key = load_pem_public_key(f.read())
+            client_id = params.get("client_id") or ""
+            header, claims, checked = verify_client_assertion(
+                params["client_assertion"], public_key, client_id, st.issuer, k.get("pkjwt_typ", "client-authentication+jwt"),
+                st.args.client_key_id, k.get("pkjwt_algs", PKJWT_ALGS))
+            log.update(checked=checked, alg=header.get("alg"), typ=header.get("typ"), kid=header.get("kid"),
+                       iss=claims.get("iss"), sub=claims.get("sub"), aud=claims.get("aud"), jti=claims.get("jti"),
+                       lifetime=claims["exp"] - claims["iat"])
+            with st.lock:
+                seen = st.__dict__.setdefault("assertion_jtis", set())
+                replayed = claims["jti"] in seen
+                seen.add(claims["jti"])
+            if replayed:
+                raise ValueError("jti reused")
+            log["checked"].append("jti-fresh")
+        except ValueError as e:
+            log["reason"] = str(e)
+            self._json(401, {"error": "invalid_client", "error_description": str(e)})
+            self._record(params, 401, "client-assertion-refused")
+            return False
+        log["ok"] = True
+        return True
 
     def _discovery_oidc(self, params):
         if self._fault_applies("discovery"):
@@ -1075,6 +1203,8 @@ def main() -> None:
     ap.add_argument("--at-ttl", type=int, default=3600)
     ap.add_argument("--refresh-delay", type=float, default=0, help="seconds a refresh waits before it answers")
     ap.add_argument("--list", action="store_true", help="print the scenario names and exit")
+    ap.add_argument("--client-public-key", help="private-key-jwt scenarios: the client's public key (PEM)")
+    ap.add_argument("--client-key-id", help="private-key-jwt scenarios: the kid every assertion must carry")
     args = ap.parse_args()
     if args.list:
         print("\n".join(SCENARIOS))

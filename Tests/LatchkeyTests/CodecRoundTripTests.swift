@@ -53,6 +53,7 @@ import LatchkeyJOSE
         c.resources = ["https://api.example/a", "urn:example:b"]
         c.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!,
                              RequestParameter(name: "prompt", value: "consent")!]
+        c.clientAssertion = ClientAssertionSettings(algorithm: .ps256, keyID: "kid-1", type: .jwt, audience: .endpoint)
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
         #expect(back == c)
@@ -64,7 +65,8 @@ import LatchkeyJOSE
                                        "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
                                        "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
                                        "leeway": "leeway", "quirks": "quirks", "dpop": "dpop", "par": "par",
-                                       "resources": "resources", "extraParameters": "parameters"]
+                                       "resources": "resources", "extraParameters": "parameters",
+                                       "clientAssertion": "client_assertion"]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")

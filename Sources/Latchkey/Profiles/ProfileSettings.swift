@@ -17,11 +17,14 @@ public struct ProfileSettings: Sendable, Equatable {
     public var clientCertificateFile: String?
     /// The PEM private key of `clientCertificateFile`, by absolute path; read at each use, never copied.
     public var clientCertificateKeyFile: String?
+    /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
+    /// itself is never copied into the profile.
+    public var clientKeyFile: String?
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
         [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
-         ("post_logout_redirect_uri", \.postLogoutRedirectURI),
+         ("post_logout_redirect_uri", \.postLogoutRedirectURI), ("client_key_file", \.clientKeyFile),
          ("client_cert_file", \.clientCertificateFile), ("client_cert_key_file", \.clientCertificateKeyFile)]
     }
 

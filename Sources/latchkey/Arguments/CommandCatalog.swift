@@ -45,7 +45,7 @@ enum CommandCatalog {
             .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
                    default: "auto"),
             clientSecretFile,
-            .value("auth-method", "none|client_secret_basic|client_secret_post|tls_client_auth|self_signed_tls_client_auth",
+            .value("auth-method", "none|client_secret_basic|client_secret_post|private_key_jwt|tls_client_auth|self_signed_tls_client_auth",
                    help: "client authentication at the token endpoint",
                    default: "none, or client_secret_basic when a secret is given"),
             .value("client-cert-file", "FILE",
@@ -90,6 +90,17 @@ enum CommandCatalog {
             .value("qr-file", "FILE.svg|FILE.png",
                    help: "device flow: also write the verification URL's QR code as an image; deleted when the login ends",
                    default: "none"),
+            .value("client-key-file", "FILE",
+                   help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",
+                   default: "none"),
+            .value("client-key-id", "KID", help: "private_key_jwt: the assertion's kid header; remembered", default: "none"),
+            .value("client-assertion-alg", "ES256|ES384|PS256|RS256|…",
+                   help: "private_key_jwt: the signing algorithm; remembered", default: "the key's: ES256, ES384 or RS256"),
+            .value("client-assertion-typ", "client-authentication+jwt|jwt",
+                   help: "private_key_jwt: the assertion's typ header; remembered", default: "client-authentication+jwt"),
+            .value("client-assertion-aud", "issuer|endpoint",
+                   help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
+                   default: "issuer"),
         ])
 
     static let token = CommandSpec(

@@ -131,11 +131,12 @@ enum LoginCommand {
         } else if secret != nil && client.authMethod == .none {
             client.authMethod = .clientSecretBasic
         }
+        try ClientAssertionOptions.apply(args, existing: existing, to: &client)
         if flow == .clientCredentials && client.authMethod == .none {
             throw UsageError("--flow client-credentials needs a confidential client", command: "login",
                              hint: "give the secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, and --auth-method if not client_secret_basic")
         }
-        if client.authMethod != .none && !client.authMethod.usesClientCertificate && secret == nil {
+        if (client.authMethod == .clientSecretBasic || client.authMethod == .clientSecretPost) && secret == nil {
             throw UsageError("--auth-method \(client.authMethod.rawValue) needs a client secret", command: "login",
                              hint: "give it with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, never on the command line")
         }
@@ -165,6 +166,7 @@ enum LoginCommand {
         var settings = ProfileSettings(client: client, keySource: .machine)
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
         try rememberClientCertificate(args, existing: existing, into: &settings)
+        settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         do {
             settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
                                                                tokenFileExists: access.unlockedStore(existing).hasTokenFile)

@@ -52,6 +52,7 @@ enum StatusCommand {
             files["lock"] = .string(paths.lock)
             if settings?.keySource == .machine { files["machine_key"] = .string(paths.machineKey) }
         }
+        if let key = settings?.clientKeyFile { files["client_key"] = .string(key) }
         o["files"] = .object(files)
         o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
         return .object(o)
@@ -87,6 +88,7 @@ enum StatusCommand {
             rows.append(("token file", paths.tokens))
             if settings?.keySource == .machine { rows.append(("machine key", paths.machineKey)) }
         }
+        if let key = settings?.clientKeyFile { rows.append(("client key", key)) }
         let width = rows.map(\.0.count).max() ?? 0
         // Issuer, subject and scope come from the server; every value is sanitised alike.
         return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + TerminalText.singleLine($0.1) + "\n" }.joined()

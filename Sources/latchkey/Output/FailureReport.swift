@@ -51,6 +51,8 @@ struct FailureReport: Sendable {
         switch error {
         case .storage(let inner as TokenStoreError):
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
+        case .storage(let inner as ClientKeyError):
+            self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
         case .configuration(let problem):
             self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
                       hint: "run `latchkey login --help` for the options that supply it")
@@ -102,6 +104,25 @@ struct FailureReport: Sendable {
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
         case .storage: return "check the state directory, its permissions and the key source"
         case .configuration, .cancelled: return nil
+        case .clientAuthenticationRefused(let refusal) where refusal.assertionAudience == .issuer:
+            return "some providers (Glewlwyd) accept only the endpoint URL as the assertion's aud: try "
+                + "`latchkey login --client-assertion-aud endpoint`; else check --client-id and --client-key-file"
+        case .clientAuthenticationRefused:
+            return "check --client-id, --auth-method and that the provider has the public key of --client-key-file"
+        }
+    }
+
+    /// What to do about an unusable private_key_jwt key file.
+    static func clientKeyHint(_ error: ClientKeyError) -> String {
+        switch error {
+        case .unreadable(_, let store) where FailureReport.isPermissionProblem(store):
+            return "the client key file must be owned by you and not readable by others: chmod 600 it"
+        case .missing, .unreadable:
+            return "give the key's file with `latchkey login --client-key-file FILE`"
+        case .refused:
+            return "--client-key-file needs an unencrypted PEM private key: PKCS#8, SEC1 or PKCS#1; RSA ≥ 2048 bits, P-256 or P-384"
+        case .signingFailed:
+            return "check the key file; this may be a bug if the key is valid"
         }
     }
 
@@ -127,6 +148,12 @@ struct FailureReport: Sendable {
             return problem.description + " (--param)"
         case .clientCredentialsNeedClientAuthentication:
             return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET, and --auth-method)"
+        case .missingClientKey:
+            return problem.description + " (--client-key-file FILE)"
+        case .clientKeyDoesNotFitAlgorithm:
+            return problem.description + " (choose --client-assertion-alg to fit the key of --client-key-file)"
+        case .clientAssertionAlgorithmNotAdvertised:
+            return problem.description + " (choose another --client-assertion-alg, and a key that fits it)"
         case .offlineAccessWithoutDPoP:
             return problem.description + " (--require-dpop-for-offline-access; the provider does not offer DPoP with ES256,"
                 + " so use --dpop always or drop offline_access from --scope)"

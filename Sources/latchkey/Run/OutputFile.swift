@@ -46,9 +46,16 @@ final class OutputFile: HTTPBodySink {
 
     deinit { discard() }
 
+    /// Writes a small file whole or not at all (the `--qr-file` image, replaced for each new code).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let file = try OutputFile(stagingFor: path)
+        try file.write(bytes[...])
+        try file.commit()
+    }
+
     static func failure(_ path: String, _ operation: String, _ code: Int32) -> CommandFailure {
         CommandFailure(exitCode: 9, code: "storage_error", message: "cannot \(operation) \(path): \(ErrnoText.describe(code))",
-                       hint: "check the folder of --output and its permissions")
+                       hint: "check the folder of the file and its permissions")
     }
 }
 

@@ -88,6 +88,7 @@ struct ProfileAccess: Sendable {
                                  hint: "check that getrandom(2) works in this environment")
         }
         return Session(configuration: settings.client, store: store, transports: EndpointTransports(transport()), random: random,
-                       clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings))
+                       clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
+                       clientKey: ClientAssertionOptions.keySource(settings))
     }
 }

@@ -15,6 +15,8 @@ Creates: scopes, the user, two OIDC plugin instances and the clients.
 - plugin `cibadpop`: like `ciba`, with DPoP allowed (the proof on the CIBA request binds the tokens).
 - plugin `endsession`: like `oidc`, with session management (`end_session_endpoint`, `sid` in ID
   tokens); its client `latchkey-endsession` registers a post_logout_redirect_uri.
+- plugin `pkjwt`: like `oidc`, with client assertions (private_key_jwt, RFC 7523) accepted: the
+  client's public key is the PEM in its `pubkey` property (`client-pubkey-parameter`).
 All plugins rotate refresh tokens (rolling + one-use: always) and allow revocation to a bearer
 token carrying scope `glwd_revoke`. Clients are shared by all plugins; the DPoP nonce is kept per
 client (not per plugin), so the DPoP tests and the probe have clients of their own.
@@ -38,6 +40,7 @@ CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
 MACHINE_SECRET_FILE = "machine-client.secret"  # issue 16: the client-credentials client
 RESOURCE_API = "https://api.example.test/v1"    # issue 16: the resource indicator the tests ask for
 END_SESSION_REDIRECT = "http://127.0.0.1:53682/signed-out"  # issue 18: latchkey-endsession's post_logout_redirect_uri
+PKJWT_PUBKEY_PROPERTY = "pubkey"  # prepare_db.py lets the client backend keep it
 
 
 def main() -> None:
@@ -70,7 +73,7 @@ def main() -> None:
 
     jwks = open(os.path.join(a.state, "jwks-private.json")).read()
 
-    def plugin(name, device_ttl, at_ttl, dpop=False, dpop_nonce=False, extra=None):
+    def plugin(name, device_ttl, at_ttl, dpop=False, dpop_nonce=False, extra=None, pkjwt=False):
         params = {
             "iss": f"{a.external_url}/api/{name}",
             "jwks-private": jwks, "default-kid": "rs256", "client-sign_kid-parameter": "sign_kid",
@@ -100,6 +103,8 @@ def main() -> None:
         if dpop_nonce:
             # One nonce per client for 1000 successful uses: a test never sees it rotate mid-run.
             params.update({"oauth-dpop-nonce-mandatory": True, "oauth-dpop-nonce-counter": 1000})
+        if pkjwt:
+            params.update({"request-parameter-allow": True, "client-pubkey-parameter": PKJWT_PUBKEY_PROPERTY})
         params.update(extra or {})
         call("POST", "/mod/plugin/", {"module": "oidc", "name": name, "display_name": name,
                                       "enabled": True, "parameters": params})
@@ -109,6 +114,7 @@ def main() -> None:
     plugin("shortlived", a.device_ttl, a.short_at_ttl)
     plugin("dpop", a.device_ttl, a.at_ttl, dpop=True)
     plugin("dpopnonce", a.device_ttl, a.at_ttl, dpop=True, dpop_nonce=True)
+    plugin("pkjwt", a.device_ttl, a.at_ttl, pkjwt=True)
 
     def ciba(expiry):
         # CIBA poll mode only (no ping/push callbacks, no e-mail to the user); Glewlwyd's interval is a fixed 5 s.
@@ -153,6 +159,35 @@ def main() -> None:
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)
+    private_key_jwt_clients(call, a.state, device)
+
+
+def private_key_jwt_clients(call, state, grants) -> None:
+    """Clients that authenticate with a key of their own (private_key_jwt), one ES256 (P-256) and
+    one PS256 (RSA 2048). The harness makes the keys: the private halves are written 0600 into the
+    state dir as PKCS#8 PEM, the public halves go into the client's `pubkey` property. A third
+    P-256 key, registered nowhere, is the "wrong key" of the tests."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    def write_private(name, key):
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        fd = os.open(os.path.join(state, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(pem)
+
+    for cid, alg, key in [("latchkey-pkjwt-es", "ES256", ec.generate_private_key(ec.SECP256R1())),
+                          ("latchkey-pkjwt-ps", "PS256", rsa.generate_private_key(65537, 2048))]:
+        write_private(f"pkjwt-{alg.lower()}.key", key)
+        public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        call("POST", "/client/", {
+            "client_id": cid, "name": cid, "enabled": True, "confidential": True,
+            "password": os.urandom(18).hex(),  # never used: the client signs instead
+            "token_endpoint_auth_method": ["private_key_jwt"], "authorization_type": grants,
+            "redirect_uri": [], "scope": SCOPES, "sign_kid": "es256", PKJWT_PUBKEY_PROPERTY: public})
+    write_private("pkjwt-wrong.key", ec.generate_private_key(ec.SECP256R1()))
 
     # --- issue 16: PAR, resource indicators, client credentials (additive block) ---
     # Each plugin is a copy of `oidc` (read back through the admin API) with a few parameters on.

@@ -22,6 +22,8 @@ def main() -> None:
         sys.exit("prepare_db: no 'database' client module instance; was the schema loaded?")
     params = json.loads(row[0])
     params.setdefault("data-format", {})["sign_kid"] = {"multiple": False, "read": True, "write": True}
+    # private_key_jwt: the client's public key (PEM), named by the pkjwt plugin's client-pubkey-parameter.
+    params["data-format"]["pubkey"] = {"multiple": False, "read": True, "write": True}
     conn.execute(
         "UPDATE g_client_module_instance SET gcmi_parameters = ? WHERE gcmi_name = 'database'",
         (json.dumps(params),),

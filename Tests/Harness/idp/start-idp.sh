@@ -181,6 +181,16 @@ export LATCHKEY_IT_ISSUER_END_SESSION_TLS='https://localhost:$TLS/api/endsession
 export LATCHKEY_IT_CLIENT_END_SESSION='latchkey-endsession'
 export LATCHKEY_IT_END_SESSION_REDIRECT='http://127.0.0.1:53682/signed-out'
 export LATCHKEY_IT_END_SESSION_BROWSER='$HERE/end_session_browser.py'
+export LATCHKEY_IT_ISSUER_PKJWT='http://127.0.0.1:$PLAIN/api/pkjwt'
+export LATCHKEY_IT_ISSUER_PKJWT_TLS='https://localhost:$TLS/api/pkjwt'
+export LATCHKEY_IT_CLIENT_PKJWT_ES256='latchkey-pkjwt-es'
+export LATCHKEY_IT_CLIENT_PKJWT_PS256='latchkey-pkjwt-ps'
+export LATCHKEY_IT_PKJWT_KEY_ES256='$STATE/plain/pkjwt-es256.key'
+export LATCHKEY_IT_PKJWT_KEY_PS256='$STATE/plain/pkjwt-ps256.key'
+export LATCHKEY_IT_PKJWT_KEY_WRONG='$STATE/plain/pkjwt-wrong.key'
+export LATCHKEY_IT_PKJWT_KEY_ES256_TLS='$STATE/tls/pkjwt-es256.key'
+export LATCHKEY_IT_PKJWT_KEY_PS256_TLS='$STATE/tls/pkjwt-ps256.key'
+export LATCHKEY_IT_PKJWT_PROBE='$HERE/pkjwt_probe.py'
 ENV
 cat "$STATE/mtls/env.sh" >> "$STATE/env.sh"
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")

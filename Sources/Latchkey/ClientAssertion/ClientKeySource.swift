@@ -1,0 +1,42 @@
+import LatchkeyCrypto
+
+/// Where a `private_key_jwt` client gets its private key: asked at each use, so the key is never
+/// copied into a profile or held longer than one signature. A program keeping the key elsewhere
+/// (a TPM-sealed credential, an HSM front) brings its own.
+public protocol ClientKeySource: Sendable {
+    /// The PEM text of the private key (PKCS#8, SEC1 or PKCS#1, unencrypted), read now.
+    /// Throws `.storage(ClientKeyError)` when it cannot be had.
+    func privateKeyPEM() throws(LatchkeyError) -> SecretBytes
+}
+
+/// A PEM key file, read at each use with the token file's rules: a regular file owned by the
+/// effective user with no group or other permission bits, at most 64 KiB. Symbolic links are
+/// followed (a provisioned key often lives in a read-only image and is linked into place); the
+/// checks apply to the file they lead to.
+public struct ClientKeyFile: ClientKeySource {
+    /// The file.
+    public let path: String
+    /// Larger than any PEM private key of the accepted sizes.
+    public static let limit = 65_536
+
+    /// A key read from `path`.
+    public init(path: String) { self.path = path }
+
+    /// The file's bytes, in zeroed-on-release storage; the read buffer is cleared too.
+    public func privateKeyPEM() throws(LatchkeyError) -> SecretBytes {
+        let limit = Self.limit
+        let path = self.path
+        var read: [UInt8]?
+        do {
+            read = try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: true) { size in
+                .tooLarge(path: path, size: size, limit: limit)
+            }
+        } catch {
+            throw .storage(ClientKeyError.unreadable(path: path, error))
+        }
+        guard read != nil else { throw .storage(ClientKeyError.missing(path: path)) }
+        // Cleared in place (a second reference to the array would make the clearing hit a copy).
+        defer { read!.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
+        return SecretBytes(read!)
+    }
+}
