@@ -159,36 +159,6 @@ def main() -> None:
     fd = os.open(os.path.join(a.state, CONFIDENTIAL_SECRET_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(secret)
-    private_key_jwt_clients(call, a.state, device)
-
-
-def private_key_jwt_clients(call, state, grants) -> None:
-    """Clients that authenticate with a key of their own (private_key_jwt), one ES256 (P-256) and
-    one PS256 (RSA 2048). The harness makes the keys: the private halves are written 0600 into the
-    state dir as PKCS#8 PEM, the public halves go into the client's `pubkey` property. A third
-    P-256 key, registered nowhere, is the "wrong key" of the tests."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec, rsa
-
-    def write_private(name, key):
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
-        fd = os.open(os.path.join(state, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(pem)
-
-    for cid, alg, key in [("latchkey-pkjwt-es", "ES256", ec.generate_private_key(ec.SECP256R1())),
-                          ("latchkey-pkjwt-ps", "PS256", rsa.generate_private_key(65537, 2048))]:
-        write_private(f"pkjwt-{alg.lower()}.key", key)
-        public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-        call("POST", "/client/", {
-            "client_id": cid, "name": cid, "enabled": True, "confidential": True,
-            "password": os.urandom(18).hex(),  # never used: the client signs instead
-            "token_endpoint_auth_method": ["private_key_jwt"], "authorization_type": grants,
-            "redirect_uri": [], "scope": SCOPES, "sign_kid": "es256", PKJWT_PUBKEY_PROPERTY: public})
-    write_private("pkjwt-wrong.key", ec.generate_private_key(ec.SECP256R1()))
-
     # --- issue 16: PAR, resource indicators, client credentials (additive block) ---
     # Each plugin is a copy of `oidc` (read back through the admin API) with a few parameters on.
     def plugin_like(template, name, extra):
@@ -240,6 +210,36 @@ def private_key_jwt_clients(call, state, grants) -> None:
                               "confidential": False, "token_endpoint_auth_method": ["none"],
                               "authorization_type": device, "redirect_uri": [], "scope": SCOPES,
                               "post_logout_redirect_uri": END_SESSION_REDIRECT})
+
+    private_key_jwt_clients(call, a.state, device)
+
+
+def private_key_jwt_clients(call, state, grants) -> None:
+    """Clients that authenticate with a key of their own (private_key_jwt), one ES256 (P-256) and
+    one PS256 (RSA 2048). The harness makes the keys: the private halves are written 0600 into the
+    state dir as PKCS#8 PEM, the public halves go into the client's `pubkey` property. A third
+    P-256 key, registered nowhere, is the "wrong key" of the tests."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    def write_private(name, key):
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        fd = os.open(os.path.join(state, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(pem)
+
+    for cid, alg, key in [("latchkey-pkjwt-es", "ES256", ec.generate_private_key(ec.SECP256R1())),
+                          ("latchkey-pkjwt-ps", "PS256", rsa.generate_private_key(65537, 2048))]:
+        write_private(f"pkjwt-{alg.lower()}.key", key)
+        public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        call("POST", "/client/", {
+            "client_id": cid, "name": cid, "enabled": True, "confidential": True,
+            "password": os.urandom(18).hex(),  # never used: the client signs instead
+            "token_endpoint_auth_method": ["private_key_jwt"], "authorization_type": grants,
+            "redirect_uri": [], "scope": SCOPES, "sign_kid": "es256", PKJWT_PUBKEY_PROPERTY: public})
+    write_private("pkjwt-wrong.key", ec.generate_private_key(ec.SECP256R1()))
 
 
 if __name__ == "__main__":
