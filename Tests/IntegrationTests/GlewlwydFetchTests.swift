@@ -50,11 +50,14 @@ struct GlewlwydFetchTests {
         let logout = try copy.latchkey.run(["logout"])
         #expect(logout.exitCode == 0 && !logout.stderrText.contains("warning"), "logout: \(logout) \(logout.stderrText)")
         let started = wallClock()
-        let result = try ws.latchkey.run(["fetch", env.issuer + "/userinfo"])
+        // A query of its own tells this request from other suites' /userinfo calls in the shared log.
+        let marker = "revoked-\(Int(started * 1000))"
+        let result = try ws.latchkey.run(["fetch", env.issuer + "/userinfo?probe=" + marker])
         #expect(result.exitCode == 10, "fetch: \(result) \(result.stderrText)")
         #expect(result.stdout.isEmpty)
         let log = ServerLog.read(env.proxyLog, since: started)
-        #expect(log.filter { $0.path.hasSuffix("/userinfo") }.map(\.status) == [401], "\(log.map(\.raw))")
+        #expect(log.filter { $0.path.hasSuffix("/userinfo") && $0.raw["query"]?["probe"]?.stringValue == marker }.map(\.status) == [401],
+                "\(log.map(\.raw))")
         #expect(log.filter { $0.param("grant_type") == "refresh_token" }.isEmpty, "\(log.map(\.raw))")
         // Run after a forced refresh, the same revoked session is sign-in-required (exit 3).
         #expect(try ws.latchkey.run(["refresh"]).exitCode == 3)
