@@ -9,13 +9,7 @@ struct GitCredentialProcessTests {
     func git(_ cli: LatchkeyCommand, _ home: String, _ arguments: [String], stdin: String) throws -> ProcessResult {
         let git = try Requirement.requireOrSkip(access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
                                                 "git is not installed (apt-get install git)")
-        var env = cli.environment
-        env["HOME"] = home
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        env["GIT_CONFIG_GLOBAL"] = "/dev/null"
-        env["GIT_TERMINAL_PROMPT"] = "0"
-        env["GIT_ASKPASS"] = "/bin/false"
-        env["SSH_ASKPASS"] = "/bin/false"
+        let env = GitEnvironment.isolated(cli.environment, home: home)
         let helper = "!'\(cli.binary)' --state-dir '\(cli.stateDirectory)' credential"
         return try ProcessRunner.run(git, ["-c", "credential.helper=", "-c", "credential.helper=" + helper] + arguments,
                                      environment: env, stdin: Array(stdin.utf8))

@@ -198,17 +198,21 @@ def b64u_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tuple[dict, dict]:
-    """Checks one proof (RFC 9449 §4.3, steps 1-11 except nonce and jti, which need state).
-    Returns (header, claims); raises ValueError with the reason."""
-    parts = proof.split(".")
+def split_jws(token: str) -> tuple[dict, dict, bytes]:
+    """The decoded header, claims and signature of a compact JWS; ValueError when it is not one."""
+    parts = token.split(".")
     if len(parts) != 3:
         raise ValueError("not a compact JWS")
     try:
-        header, claims = json.loads(b64u_decode(parts[0])), json.loads(b64u_decode(parts[1]))
-        signature = b64u_decode(parts[2])
+        return json.loads(b64u_decode(parts[0])), json.loads(b64u_decode(parts[1])), b64u_decode(parts[2])
     except Exception as e:
         raise ValueError(f"undecodable: {e}")
+
+
+def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tuple[dict, dict]:
+    """Checks one proof (RFC 9449 §4.3, steps 1-11 except nonce and jti, which need state).
+    Returns (header, claims); raises ValueError with the reason."""
+    header, claims, signature = split_jws(proof)
     if header.get("typ") != "dpop+jwt":
         raise ValueError(f"typ {header.get('typ')!r}")
     if header.get("alg") != "ES256":
@@ -222,7 +226,7 @@ def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tupl
         raise ValueError("signature is not 64 bytes")
     der = encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
     try:
-        public.verify(der, (parts[0] + "." + parts[1]).encode(), ec.ECDSA(hashes.SHA256()))
+        public.verify(der, proof.rsplit(".", 1)[0].encode(), ec.ECDSA(hashes.SHA256()))
     except InvalidSignature:
         raise ValueError("bad signature")
     if claims.get("htm") != htm:
@@ -254,14 +258,7 @@ def verify_client_assertion(assertion: str, public_key, client_id: str, audience
     but jti freshness, which needs state. Returns (header, claims, the names of the checks passed);
     raises ValueError with the reason."""
     checked = []
-    parts = assertion.split(".")
-    if len(parts) != 3:
-        raise ValueError("not a compact JWS")
-    try:
-        header, claims = json.loads(b64u_decode(parts[0])), json.loads(b64u_decode(parts[1]))
-        signature = b64u_decode(parts[2])
-    except Exception as e:
-        raise ValueError(f"undecodable: {e}")
+    header, claims, signature = split_jws(assertion)
     alg = header.get("alg")
     if alg not in algs:
         raise ValueError(f"alg {alg!r} not advertised ({algs})")
@@ -273,7 +270,7 @@ def verify_client_assertion(assertion: str, public_key, client_id: str, audience
         raise ValueError(f"kid {header.get('kid')!r}, expected {kid!r}")
     if kid is not None:
         checked.append("kid")
-    signed = (parts[0] + "." + parts[1]).encode()
+    signed = assertion.rsplit(".", 1)[0].encode()
     digest = {"256": hashes.SHA256(), "384": hashes.SHA384(), "512": hashes.SHA512()}[alg[2:]]
     try:
         if alg.startswith("ES"):

@@ -50,14 +50,7 @@ struct GitCredentialHelperTests {
     static func git(_ ws: Workspace, home: String, ca: String, _ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
         let git = try Requirement.requireOrSkip(access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
                                                 "git is not installed (apt-get install git)")
-        // No GIT_* from outside (GIT_SSL_CAINFO, say, would override http.sslCAInfo below).
-        var env = ws.latchkey.environment.filter { !$0.key.hasPrefix("GIT_") }
-        env["HOME"] = home
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        env["GIT_CONFIG_GLOBAL"] = "/dev/null"
-        env["GIT_TERMINAL_PROMPT"] = "0"
-        env["GIT_ASKPASS"] = "/bin/false"
-        env["SSH_ASKPASS"] = "/bin/false"
+        var env = GitEnvironment.isolated(ws.latchkey.environment, home: home)
         env["GIT_AUTHOR_NAME"] = "Alice"; env["GIT_AUTHOR_EMAIL"] = "alice@example.test"
         env["GIT_COMMITTER_NAME"] = "Alice"; env["GIT_COMMITTER_EMAIL"] = "alice@example.test"
         let helper = "!'\(ws.latchkey.binary)' --state-dir '\(ws.latchkey.stateDirectory)' credential"

@@ -167,12 +167,16 @@ final class LoginPresenter: Sendable {
             text += "The code expires at \(RFC3339.format(expiresAt)). Press Ctrl-C to cancel.\n"
         }
         console.info(text)
-        if let statusLine {
-            statusLine.setDeadline(expiresAt)
-            statusLine.setNote("checking every \(a.interval) s")
-            let task = statusLine.startTicking()
-            ticker.withLock { $0?.cancel(); $0 = task }
-        }
+        startCountdown(until: expiresAt, interval: a.interval)
+    }
+
+    /// The terminal's status line counts down to `expiresAt` while the poll runs.
+    private func startCountdown(until expiresAt: Timestamp, interval: Int64) {
+        guard let statusLine else { return }
+        statusLine.setDeadline(expiresAt)
+        statusLine.setNote("checking every \(interval) s")
+        let task = statusLine.startTicking()
+        ticker.withLock { $0?.cancel(); $0 = task }
     }
 
     /// The issuer's host, named beside the code.
@@ -207,12 +211,7 @@ final class LoginPresenter: Sendable {
         }
         text += "The request expires at \(RFC3339.format(expiresAt)). Press Ctrl-C to cancel.\n"
         console.info(text)
-        if let statusLine {
-            statusLine.setDeadline(expiresAt)
-            statusLine.setNote("checking every \(response.interval) s")
-            let task = statusLine.startTicking()
-            ticker.withLock { $0?.cancel(); $0 = task }
-        }
+        startCountdown(until: expiresAt, interval: response.interval)
     }
 
     private func showAuthorizationURL(_ url: String) {

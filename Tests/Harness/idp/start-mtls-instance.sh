@@ -22,8 +22,7 @@ sh "$HERE/make_fleet_certs.sh" "$fleet"
 cat "$fleet/fleet-ca.pem" "$fleet/self-signed.pem" > "$dir/client-trust.pem"
 
 sqlite3 "$dir/glewlwyd.db" < /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
-"$PYTHON" "$HERE/prepare_db.py" "$dir/glewlwyd.db"
-"$PYTHON" "$HERE/prepare_db_mtls.py" "$dir/glewlwyd.db"
+"$PYTHON" "$HERE/prepare_db.py" "$dir/glewlwyd.db" tls_client_auth_subject_dn
 "$PYTHON" "$HERE/make_signing_keys.py" "$dir/jwks-private.json"
 {
   sed -e "s|@LISTEN_PORT@|$PORT|g" -e "s|@EXTERNAL_URL@|$external|g" -e "s|@STATE@|$dir|g" \
