@@ -13,10 +13,15 @@ cd "$ROOT"
 # public API (signing, QR writers, test-facing types) is mostly unused by the CLI: -function-sections
 # gives each function its own section and -internalize-at-link lets the linker drop unused public
 # symbols too (the executable is the whole link unit): 327 KB less, measured in issue 14.
+# --no-eh-frame-hdr drops the unwinder's FDE search table (188 KB): nothing in this binary unwinds
+# on a working path. Swift errors are plain returns; the C++ in the runtime is built without
+# exceptions, so its only throws (bad_alloc, length_error) end in std::terminate either way; the
+# one pthread_exit caller is dispatch_main, which latchkey never calls. A crash still prints its
+# message; it loses only the frames of a backtrace (docs/performance.md "Binary size").
 swift build -c release --scratch-path "$SCRATCH" --product latchkey \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
-  -Xlinker --gc-sections -Xlinker --icf=all 2>&1 |
+  -Xlinker --gc-sections -Xlinker --icf=all -Xlinker --no-eh-frame-hdr 2>&1 |
   grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)|getaddrinfo|statically linked applications requires' >&2
 BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"

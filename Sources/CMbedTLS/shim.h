@@ -24,4 +24,20 @@
 #include <mbedtls/x509_crt.h>
 #include <mbedtls/debug.h>
 #include <mbedtls/constant_time.h>
+#include <stdlib.h>
+
+// An entropy context that Swift only ever holds as an untyped pointer. The struct (Debian enables
+// HAVEGE, whose state is kilobytes of fixed arrays) would otherwise get Swift value witnesses:
+// 57 KB of the static binary for a type Swift never copies.
+static inline void *latchkey_entropy_new(void) {
+    mbedtls_entropy_context *context = calloc(1, sizeof(mbedtls_entropy_context));
+    if (context != NULL) mbedtls_entropy_init(context);
+    return context;
+}
+
+static inline void latchkey_entropy_free(void *context) {
+    if (context == NULL) return;
+    mbedtls_entropy_free(context);
+    free(context);
+}
 #endif

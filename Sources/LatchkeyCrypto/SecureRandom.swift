@@ -9,15 +9,15 @@ import Synchronization
 public final class SecureRandom: RandomSource, @unchecked Sendable {
     // @unchecked: the contexts are only touched under `lock`, and never move (heap-allocated,
     // because CTR_DRBG keeps a pointer to the entropy context).
-    private let entropy: UnsafeMutablePointer<mbedtls_entropy_context>
+    private let entropy: UnsafeMutableRawPointer  // an mbedtls_entropy_context (see latchkey_entropy_new)
     private let drbg: UnsafeMutablePointer<mbedtls_ctr_drbg_context>
     private let lock = Mutex(())
 
     /// Seeds a new generator; fails only if the system entropy source does.
     public init() throws(CryptoError) {
-        entropy = .allocate(capacity: 1)
+        guard let entropy = latchkey_entropy_new() else { throw CryptoError.mbedTLS(code: -1, operation: "latchkey_entropy_new") }
+        self.entropy = entropy
         drbg = .allocate(capacity: 1)
-        mbedtls_entropy_init(entropy)
         mbedtls_ctr_drbg_init(drbg)
         // Personalisation string separates this DRBG instance from any other seeded at the same time.
         let personalization = Array("latchkey.SecureRandom".utf8)
@@ -34,9 +34,8 @@ public final class SecureRandom: RandomSource, @unchecked Sendable {
 
     private func release() {
         mbedtls_ctr_drbg_free(drbg)
-        mbedtls_entropy_free(entropy)
+        latchkey_entropy_free(entropy)
         drbg.deallocate()
-        entropy.deallocate()
     }
 
     /// `count` random bytes. Traps if the DRBG fails (entropy source gone): returning weak

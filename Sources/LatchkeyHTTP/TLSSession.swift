@@ -10,7 +10,7 @@ final class TLSSession {
     private let ssl = UnsafeMutablePointer<mbedtls_ssl_context>.allocate(capacity: 1)
     private let config = UnsafeMutablePointer<mbedtls_ssl_config>.allocate(capacity: 1)
     private let drbg = UnsafeMutablePointer<mbedtls_ctr_drbg_context>.allocate(capacity: 1)
-    private let entropy = UnsafeMutablePointer<mbedtls_entropy_context>.allocate(capacity: 1)
+    private let entropy: UnsafeMutableRawPointer?  // an mbedtls_entropy_context (see latchkey_entropy_new)
     private let caChain: CACertificateChain
     /// Kept so the certificate and key mbedTLS points at outlive this session.
     private let clientIdentity: TLSClientIdentity?
@@ -26,7 +26,8 @@ final class TLSSession {
         mbedtls_ssl_init(ssl)
         mbedtls_ssl_config_init(config)
         mbedtls_ctr_drbg_init(drbg)
-        mbedtls_entropy_init(entropy)
+        entropy = latchkey_entropy_new()
+        guard entropy != nil else { throw .tlsFailure(reason: "cannot allocate the TLS entropy context") }
 
         let personalization = Array("latchkey-tls".utf8)
         var rc = mbedtls_ctr_drbg_seed(drbg, mbedtls_entropy_func, entropy, personalization, personalization.count)
@@ -58,11 +59,10 @@ final class TLSSession {
         mbedtls_ssl_free(ssl)
         mbedtls_ssl_config_free(config)
         mbedtls_ctr_drbg_free(drbg)
-        mbedtls_entropy_free(entropy)
+        latchkey_entropy_free(entropy)
         ssl.deallocate()
         config.deallocate()
         drbg.deallocate()
-        entropy.deallocate()
     }
 
     /// Runs the handshake; failures carry the verification reason or the protocol problem.
