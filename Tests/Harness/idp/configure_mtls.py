@@ -100,6 +100,23 @@ def main() -> None:
                               "token_endpoint_auth_method": ["self_signed_tls_client_auth"],
                               "jwks": {"keys": [certificate_jwk(os.path.join(a.fleet, "self-signed.pem"))]}})
 
+    # --- issue 16: client credentials with tls_client_auth (additive block). Plugin `mtlsmachine`:
+    # `mtls` (certificate read on the ordinary endpoints) with the client-credentials grant on;
+    # client `latchkey-mtls-machine`, matched by the device certificate's subject DN, scope `machine`.
+    call("POST", "/scope/", {"name": "machine", "display_name": "machine", "description": "issue 16: client credentials",
+                             "password_required": False, "scheme": {}})
+    r = s.request("GET", api + "/mod/plugin/mtls")
+    if r.status != 200:
+        sys.exit(f"configure_mtls: GET /mod/plugin/mtls -> HTTP {r.status}")
+    params = dict(r.json()["parameters"], **{"iss": f"{a.external_url}/api/mtlsmachine", "auth-type-client-enabled": True})
+    call("POST", "/mod/plugin/", {"module": "oidc", "name": "mtlsmachine", "display_name": "mtlsmachine",
+                                  "enabled": True, "parameters": params})
+    call("POST", "/client/", {"client_id": "latchkey-mtls-machine", "name": "latchkey-mtls-machine", "enabled": True,
+                              "confidential": True, "token_endpoint_auth_method": ["tls_client_auth"],
+                              "tls_client_auth_subject_dn": DEVICE_SUBJECT_DN,
+                              "authorization_type": ["client_credentials", "delete_token"], "redirect_uri": [],
+                              "scope": ["machine", "glwd_revoke"]})
+
 
 if __name__ == "__main__":
     main()

@@ -65,4 +65,6 @@ export LATCHKEY_IT_OTHER_CA_KEY='$fleet/other-device.key'
 export LATCHKEY_IT_EXPIRED_CERT='$fleet/expired.pem'
 export LATCHKEY_IT_SELF_SIGNED_CERT='$fleet/self-signed.pem'
 export LATCHKEY_IT_SELF_SIGNED_KEY='$fleet/self-signed.key'
+export LATCHKEY_IT_ISSUER_MTLS_MACHINE='$external/api/mtlsmachine'
+export LATCHKEY_IT_CLIENT_MTLS_MACHINE='latchkey-mtls-machine'
 ENV
