@@ -12,6 +12,8 @@ struct ClientCredentialsAuthIdP {
     let mtls: MutualTLSIdP
     let issuerPKJWT: String, issuerPKJWTTLS: String, clientPKJWTES256: String, clientPKJWTPS256: String
     let issuerMTLS: String, clientMTLS: String
+    /// `mtlsaliaspkjwt`: private_key_jwt while the certificate is presented at `mtls_endpoint_aliases`.
+    let issuerAliasPKJWT: String, clientAliasPKJWT: String, keyAliasPKJWT: String
     static let scope = "machine glwd_revoke"
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> ClientCredentialsAuthIdP {
@@ -20,7 +22,9 @@ struct ClientCredentialsAuthIdP {
                                         issuerPKJWT: try v("ISSUER_PKJWT_MACHINE"), issuerPKJWTTLS: try v("ISSUER_PKJWT_MACHINE_TLS"),
                                         clientPKJWTES256: try v("CLIENT_PKJWT_MACHINE_ES256"),
                                         clientPKJWTPS256: try v("CLIENT_PKJWT_MACHINE_PS256"),
-                                        issuerMTLS: try v("ISSUER_MTLS_MACHINE"), clientMTLS: try v("CLIENT_MTLS_MACHINE"))
+                                        issuerMTLS: try v("ISSUER_MTLS_MACHINE"), clientMTLS: try v("CLIENT_MTLS_MACHINE"),
+                                        issuerAliasPKJWT: try v("ISSUER_MTLS_ALIAS_PKJWT"), clientAliasPKJWT: try v("CLIENT_MTLS_PKJWT"),
+                                        keyAliasPKJWT: try v("MTLS_PKJWT_KEY"))
     }
 }
 
@@ -106,6 +110,28 @@ struct GlewlwydClientCredentialsAuthTests {
             let sent = output.stderrText.split(separator: "\n").filter { $0.hasPrefix("> ") }
             #expect(!sent.isEmpty && !sent.contains { $0.contains("client_secret") || $0.contains("client_assertion") || $0.contains("Authorization:") },
                     "\(sent)")
+        }
+    }
+
+    @Test("private_key_jwt with the certificate presented at mtls_endpoint_aliases: the endpoint aud names <issuer>/token, not the alias")
+    func privateKeyJWTAtTheAliases() throws {
+        let idp = try ClientCredentialsAuthIdP.load()
+        let ws = try Workspace.glewlwyd(idp.mtls.base)
+        let s = try Self.session(ws, login: ["--issuer", idp.issuerAliasPKJWT, "--client-id", idp.clientAliasPKJWT,
+                                             "--auth-method", "private_key_jwt", "--client-key-file", idp.keyAliasPKJWT,
+                                             "--client-assertion-aud", "endpoint", "--client-cert-file", idp.mtls.deviceCert,
+                                             "--client-cert-key-file", idp.mtls.deviceKey])
+        #expect(s.status["subject"]?.stringValue == idp.clientAliasPKJWT, "\(s.status)")
+        for output in [s.login, s.renewal] {
+            #expect(output.stderrText.contains("> POST \(idp.issuerAliasPKJWT)/mtls/token\n"), "\(output.stderrText)")
+            #expect(!output.stderrText.contains("> POST \(idp.issuerAliasPKJWT)/token"))
+        }
+        #expect(s.logout.stderrText.contains("> POST \(idp.issuerAliasPKJWT)/mtls/revoke\n"), "\(s.logout.stderrText)")
+        let scan = KeyLeakScan(pem: try #require(FileText.read(idp.keyAliasPKJWT)), assertionHeaders: [KeyLeakScan.assertionHeader(alg: "ES256")])
+        for output in [s.login, s.renewal, s.logout] {
+            let text = output.stdoutText + output.stderrText
+            #expect(text.contains("client_assertion=[REDACTED]") && scan.leaks(in: text).isEmpty, "leaked \(scan.leaks(in: text))")
+            try GlewlwydMutualTLSTests.expectNoKey(idp.mtls.deviceKey, in: text, "--verbose")
         }
     }
 

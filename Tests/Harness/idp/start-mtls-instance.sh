@@ -67,4 +67,7 @@ export LATCHKEY_IT_SELF_SIGNED_CERT='$fleet/self-signed.pem'
 export LATCHKEY_IT_SELF_SIGNED_KEY='$fleet/self-signed.key'
 export LATCHKEY_IT_ISSUER_MTLS_MACHINE='$external/api/mtlsmachine'
 export LATCHKEY_IT_CLIENT_MTLS_MACHINE='latchkey-mtls-machine'
+export LATCHKEY_IT_ISSUER_MTLS_ALIAS_PKJWT='$external/api/mtlsaliaspkjwt'
+export LATCHKEY_IT_CLIENT_MTLS_PKJWT='latchkey-mtls-pkjwt'
+export LATCHKEY_IT_MTLS_PKJWT_KEY='$dir/mtls-pkjwt-es256.key'
 ENV
