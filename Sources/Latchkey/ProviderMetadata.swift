@@ -129,4 +129,17 @@ extension ProviderMetadata {
         if let ciba = aliases.backchannelAuthenticationEndpoint { m.backchannelAuthenticationEndpoint = ciba }
         return m
     }
+
+    /// Each alias URL mapped to the ordinary endpoint of the same role, where both are set and differ.
+    public var ordinaryEndpointsByAlias: [String: String] {
+        guard let aliases = mtlsEndpointAliases else { return [:] }
+        let pairs: [(String?, String?)] = [
+            (aliases.tokenEndpoint, tokenEndpoint), (aliases.revocationEndpoint, revocationEndpoint),
+            (aliases.deviceAuthorizationEndpoint, deviceAuthorizationEndpoint),
+            (aliases.pushedAuthorizationRequestEndpoint, pushedAuthorizationRequestEndpoint),
+            (aliases.backchannelAuthenticationEndpoint, backchannelAuthenticationEndpoint)]
+        var map: [String: String] = [:]
+        for case let (alias?, ordinary?) in pairs where alias != ordinary { map[alias] = ordinary }
+        return map
+    }
 }

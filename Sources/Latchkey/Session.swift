@@ -135,7 +135,7 @@ public actor Session: TokenSource {
         }
         // The certificate is checked before anything is sent, discovery included.
         let identity = try clientIdentity()
-        var meta: ProviderMetadata
+        let meta: ProviderMetadata
         if let metadata {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
         } else {
@@ -144,9 +144,9 @@ public actor Session: TokenSource {
         }
         // A code flow the provider would refuse without PAR is refused here, before anything else.
         if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
-        // RFC 8705 §5: a client presenting its certificate uses the aliases; they are what is stored,
-        // so a refresh or logout goes there too.
-        if identity != nil { meta = meta.usingMutualTLSAliases }
+        // RFC 8705 §5: a client presenting its certificate uses the aliases. The provider's own
+        // metadata is what is stored; `TokenClient` applies the aliases at each use (sign-in,
+        // refresh, logout), so the ordinary endpoints stay known (an endpoint `aud` names them).
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)

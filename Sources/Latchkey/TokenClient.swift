@@ -7,7 +7,8 @@ import LatchkeyHTTP
 public struct TokenClient: Sendable {
     /// The client.
     public let configuration: ClientConfiguration
-    /// Endpoints (discovered or stored, overrides applied).
+    /// Endpoints (discovered or stored, overrides applied); with a client certificate presented,
+    /// the `mtls_endpoint_aliases` in place of the ordinary ones (RFC 8705 §5).
     public let metadata: ProviderMetadata
     /// How requests are authenticated and sent.
     public var pipeline: ProviderPipeline
@@ -18,8 +19,9 @@ public struct TokenClient: Sendable {
     /// Makes a client whose requests run through `pipeline`.
     public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
         self.configuration = configuration
-        self.metadata = metadata
-        // Assertions name this provider's issuer and use an algorithm it advertises.
+        self.metadata = pipeline.presentedCertificate == nil ? metadata : metadata.usingMutualTLSAliases
+        // Assertions name this provider's issuer and use an algorithm it advertises; bound to the
+        // provider's own metadata, so an endpoint `aud` can name the ordinary endpoint of an alias.
         self.pipeline = pipeline.bound(to: metadata)
         self.requiresBinding = configuration.dpop == .always
     }

@@ -4,6 +4,7 @@ import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
 @testable import Latchkey
+import LatchkeyTestSupport
 import LatchkeyTesting
 
 /// Mutual-TLS client authentication (RFC 8705): the aliases in the metadata, which connections carry
@@ -174,7 +175,8 @@ import LatchkeyTesting
             #expect(request.form["client_id"] == TestIssuer.clientID)
             #expect(request.form["client_secret"] == nil && request.header("Authorization") == nil)
         }
-        #expect(saved.metadata.tokenEndpoint == "https://mtls.idp.example/token")
+        // The provider's own metadata is stored; the aliases are applied at each use.
+        #expect(saved.metadata.tokenEndpoint == "https://idp.example/token" && saved.metadata == Self.aliasedMetadata())
         #expect(TokenBinding(saved.token) == .mtls)
         let bindings = events.withLock { $0.compactMap { e -> TokenBinding? in
             if case .authorized(_, _, _, _, _, let binding) = e { return binding }
@@ -189,6 +191,60 @@ import LatchkeyTesting
         #expect(certified.sent.suffix(2).map(\.request.url.absoluteString) == ["https://mtls.idp.example/revoke", "https://mtls.idp.example/revoke"])
         #expect(plain.sent.isEmpty)
         #expect(source.reads.withLock { $0 } == 3)
+    }
+
+    /// private_key_jwt with `aud` = the endpoint while a certificate is presented (certificate-bound
+    /// tokens): the requests go to the aliases, but each assertion names the ordinary endpoint the
+    /// metadata gives for that role (Glewlwyd wants `<issuer>/token` for `…/mtls/token`), at
+    /// sign-in, refresh and logout alike.
+    @Test func anEndpointAudienceNamesTheOrdinaryEndpointOfAnAlias() async throws {
+        let plain = ScriptedTransport(clock: clock) { _, _ in Reply.empty(404) }
+        let certified = certificateServer()
+        var configuration = testConfiguration(authMethod: .privateKeyJWT)
+        configuration.clientAssertion.audience = .endpoint
+        let session = Session(configuration: configuration, store: MemoryTokenStore(), transports: EndpointTransports(plain),
+                              time: clock, random: CountingRandom(), keySet: StaticKeySet(try JWKSet(data: Array(#"{"keys":[]}"#.utf8))),
+                              mutualTLS: MutualTLS(source: Source()) { _ in certified },
+                              clientKey: PrivateKeyJWTTests.MemoryKey(PEMFixtures.p256PKCS8))
+        _ = try await session.signIn(flow: .device, metadata: Self.aliasedMetadata())
+        _ = try await session.refresh()
+        _ = try await session.logout()
+        func audience(_ request: ScriptedTransport.SentRequest) -> String? {
+            guard let jwt = request.form["client_assertion"], let payload = jwt.split(separator: ".").dropFirst().first,
+                  let bytes = try? Base64URL.decode(payload), let claims = try? JSONParser().parseObject(bytes) else { return nil }
+            return claims["aud"]?.stringValue
+        }
+        #expect(certified.sent.map(\.request.url.absoluteString)
+                == ["https://mtls.idp.example/device", "https://mtls.idp.example/token", "https://mtls.idp.example/token",
+                    "https://mtls.idp.example/revoke", "https://mtls.idp.example/revoke"])
+        #expect(certified.sent.map(audience) == ["https://idp.example/device", "https://idp.example/token", "https://idp.example/token",
+                                                 "https://idp.example/revoke", "https://idp.example/revoke"])
+        #expect(plain.sent.isEmpty)
+    }
+
+    @Test func eachAliasMapsToTheOrdinaryEndpointOfItsRole() {
+        #expect(testMetadata().ordinaryEndpointsByAlias.isEmpty)
+        #expect(Self.aliasedMetadata().ordinaryEndpointsByAlias == [
+            "https://mtls.idp.example/token": "https://idp.example/token",
+            "https://mtls.idp.example/revoke": "https://idp.example/revoke",
+            "https://mtls.idp.example/device": "https://idp.example/device"])
+        // Metadata stored with the aliases already applied (alias = endpoint) maps nothing.
+        #expect(Self.aliasedMetadata().usingMutualTLSAliases.ordinaryEndpointsByAlias.isEmpty)
+        var par = testMetadata()
+        par.pushedAuthorizationRequestEndpoint = "https://idp.example/par"
+        par.backchannelAuthenticationEndpoint = "https://idp.example/ciba"
+        par.mtlsEndpointAliases = MTLSEndpointAliases(pushedAuthorizationRequestEndpoint: "https://mtls.idp.example/par",
+                                                      backchannelAuthenticationEndpoint: "https://mtls.idp.example/ciba")
+        #expect(par.ordinaryEndpointsByAlias == ["https://mtls.idp.example/par": "https://idp.example/par",
+                                                 "https://mtls.idp.example/ciba": "https://idp.example/ciba"])
+        // The issuer audience is untouched by aliases.
+        let (issuerAud, _) = PrivateKeyJWTTests.authenticator()
+        let bound = issuerAud.bound(to: Self.aliasedMetadata()) as! PrivateKeyJWTAuthentication
+        #expect(bound.audience(for: HTTPURL(string: "https://mtls.idp.example/token")!) == TestIssuer.issuer)
+        let (endpointAud, _) = PrivateKeyJWTTests.authenticator(PEMFixtures.p256PKCS8, ClientAssertionSettings(audience: .endpoint))
+        let boundEndpoint = endpointAud.bound(to: Self.aliasedMetadata()) as! PrivateKeyJWTAuthentication
+        #expect(boundEndpoint.audience(for: HTTPURL(string: "https://mtls.idp.example/token")!) == "https://idp.example/token")
+        #expect(boundEndpoint.audience(for: HTTPURL(string: "https://idp.example/other")!) == "https://idp.example/other")
     }
 
     @Test func withoutAliasesTheOrdinaryEndpointsGetTheCertificate() async throws {

@@ -25,6 +25,8 @@ public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
     public private(set) var issuer: String
     /// `token_endpoint_auth_signing_alg_values_supported` of the bound metadata, when advertised.
     public private(set) var advertisedAlgorithms: [String]?
+    /// RFC 8705 §5 alias URL → the ordinary endpoint URL of the same role, from the bound metadata.
+    public private(set) var ordinaryEndpoints: [String: String] = [:]
 
     /// Makes the authenticator for `clientID` at `issuer`.
     public init(clientID: String, issuer: String, key: any ClientKeySource,
@@ -40,6 +42,7 @@ public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
         var copy = self
         copy.issuer = metadata.issuer
         copy.advertisedAlgorithms = metadata.tokenEndpointAuthSigningAlgValuesSupported
+        copy.ordinaryEndpoints = metadata.ordinaryEndpointsByAlias
         return copy
     }
 
@@ -52,11 +55,14 @@ public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
         request.form.append(("client_assertion", assertion))
     }
 
-    /// The `aud` for a request to `url`: the issuer, or the endpoint's exact URL.
+    /// The `aud` for a request to `url`: the issuer, or the endpoint's URL. For a request to an
+    /// `mtls_endpoint_aliases` URL that is the ordinary endpoint the metadata names for the same
+    /// role (`token_endpoint` for the token alias): the alias is only where the certificate is
+    /// read, the endpoint OpenID Connect Core §9 means is the metadata's (and Glewlwyd refuses the alias).
     public func audience(for url: HTTPURL) -> String {
         switch settings.audience {
         case .issuer: return issuer
-        case .endpoint: return url.absoluteString
+        case .endpoint: return ordinaryEndpoints[url.absoluteString] ?? url.absoluteString
         }
     }
 

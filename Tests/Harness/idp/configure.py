@@ -213,6 +213,29 @@ def main() -> None:
 
     private_key_jwt_clients(call, a.state, device)
 
+    # --- issue 16: client credentials with private_key_jwt (additive block). Plugin `pkjwtmachine`:
+    # the `pkjwt` plugin (client assertions) with the client-credentials grant on; clients
+    # `latchkey-pkjwt-machine-es`/`-ps` registered with the same public keys as the pkjwt clients
+    # (read back from the private halves in the state dir), grant client_credentials, scope `machine`.
+    plugin_like("pkjwt", "pkjwtmachine", {"auth-type-client-enabled": True})
+    pkjwt_machine_clients(call, a.state)
+
+
+def pkjwt_machine_clients(call, state) -> None:
+    """Client-credentials clients authenticating with private_key_jwt: the ES256 and PS256 keys of
+    `private_key_jwt_clients`, no person involved (scope `machine`)."""
+    from cryptography.hazmat.primitives import serialization
+
+    for cid, alg in [("latchkey-pkjwt-machine-es", "es256"), ("latchkey-pkjwt-machine-ps", "ps256")]:
+        key = serialization.load_pem_private_key(open(os.path.join(state, f"pkjwt-{alg}.key"), "rb").read(), None)
+        public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        call("POST", "/client/", {
+            "client_id": cid, "name": cid, "enabled": True, "confidential": True,
+            "password": os.urandom(18).hex(),  # never used: the client signs instead
+            "token_endpoint_auth_method": ["private_key_jwt"], "authorization_type": ["client_credentials", "delete_token"],
+            "redirect_uri": [], "scope": ["machine", "glwd_revoke"], PKJWT_PUBKEY_PROPERTY: public})
+
 
 def private_key_jwt_clients(call, state, grants) -> None:
     """Clients that authenticate with a key of their own (private_key_jwt), one ES256 (P-256) and

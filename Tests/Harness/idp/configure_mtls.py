@@ -100,6 +100,46 @@ def main() -> None:
                               "token_endpoint_auth_method": ["self_signed_tls_client_auth"],
                               "jwks": {"keys": [certificate_jwk(os.path.join(a.fleet, "self-signed.pem"))]}})
 
+    # --- issue 16: client credentials with tls_client_auth (additive block). Plugin `mtlsmachine`:
+    # `mtls` (certificate read on the ordinary endpoints) with the client-credentials grant on;
+    # client `latchkey-mtls-machine`, matched by the device certificate's subject DN, scope `machine`.
+    call("POST", "/scope/", {"name": "machine", "display_name": "machine", "description": "issue 16: client credentials",
+                             "password_required": False, "scheme": {}})
+    r = s.request("GET", api + "/mod/plugin/mtls")
+    if r.status != 200:
+        sys.exit(f"configure_mtls: GET /mod/plugin/mtls -> HTTP {r.status}")
+    params = dict(r.json()["parameters"], **{"iss": f"{a.external_url}/api/mtlsmachine", "auth-type-client-enabled": True})
+    call("POST", "/mod/plugin/", {"module": "oidc", "name": "mtlsmachine", "display_name": "mtlsmachine",
+                                  "enabled": True, "parameters": params})
+    call("POST", "/client/", {"client_id": "latchkey-mtls-machine", "name": "latchkey-mtls-machine", "enabled": True,
+                              "confidential": True, "token_endpoint_auth_method": ["tls_client_auth"],
+                              "tls_client_auth_subject_dn": DEVICE_SUBJECT_DN,
+                              "authorization_type": ["client_credentials", "delete_token"], "redirect_uri": [],
+                              "scope": ["machine", "glwd_revoke"]})
+    # private_key_jwt with the certificate presented at the aliases: plugin `mtlsaliaspkjwt` (`mtlsalias`
+    # plus client assertions, the public key in the client's `pubkey`), client `latchkey-mtls-pkjwt`
+    # with a P-256 key written 0600 to mtls-pkjwt-es256.key. Glewlwyd checks an assertion posted to
+    # `…/mtls/token` against `<issuer>/token`.
+    r = s.request("GET", api + "/mod/plugin/mtlsalias")
+    if r.status != 200:
+        sys.exit(f"configure_mtls: GET /mod/plugin/mtlsalias -> HTTP {r.status}")
+    params = dict(r.json()["parameters"], **{"iss": f"{a.external_url}/api/mtlsaliaspkjwt", "auth-type-client-enabled": True,
+                                            "request-parameter-allow": True, "client-pubkey-parameter": "pubkey"})
+    call("POST", "/mod/plugin/", {"module": "oidc", "name": "mtlsaliaspkjwt", "display_name": "mtlsaliaspkjwt",
+                                  "enabled": True, "parameters": params})
+    from cryptography.hazmat.primitives.asymmetric import ec
+    key = ec.generate_private_key(ec.SECP256R1())
+    fd = os.open(os.path.join(a.state, "mtls-pkjwt-es256.key"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    call("POST", "/client/", {"client_id": "latchkey-mtls-pkjwt", "name": "latchkey-mtls-pkjwt", "enabled": True,
+                              "confidential": True, "password": os.urandom(18).hex(),  # never used
+                              "token_endpoint_auth_method": ["private_key_jwt"],
+                              "authorization_type": ["client_credentials", "delete_token"], "redirect_uri": [],
+                              "scope": ["machine", "glwd_revoke"],
+                              "pubkey": key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                                      serialization.PublicFormat.SubjectPublicKeyInfo).decode()})
+
 
 if __name__ == "__main__":
     main()

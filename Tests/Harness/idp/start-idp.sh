@@ -191,6 +191,10 @@ export LATCHKEY_IT_PKJWT_KEY_WRONG='$STATE/plain/pkjwt-wrong.key'
 export LATCHKEY_IT_PKJWT_KEY_ES256_TLS='$STATE/tls/pkjwt-es256.key'
 export LATCHKEY_IT_PKJWT_KEY_PS256_TLS='$STATE/tls/pkjwt-ps256.key'
 export LATCHKEY_IT_PKJWT_PROBE='$HERE/pkjwt_probe.py'
+export LATCHKEY_IT_ISSUER_PKJWT_MACHINE='http://127.0.0.1:$PLAIN/api/pkjwtmachine'
+export LATCHKEY_IT_ISSUER_PKJWT_MACHINE_TLS='https://localhost:$TLS/api/pkjwtmachine'
+export LATCHKEY_IT_CLIENT_PKJWT_MACHINE_ES256='latchkey-pkjwt-machine-es'
+export LATCHKEY_IT_CLIENT_PKJWT_MACHINE_PS256='latchkey-pkjwt-machine-ps'
 ENV
 cat "$STATE/mtls/env.sh" >> "$STATE/env.sh"
 elapsed=$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo "?")
