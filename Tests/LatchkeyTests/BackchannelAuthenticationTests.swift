@@ -74,6 +74,20 @@ import LatchkeyTesting
         #expect(backchannel.first?.1 == t.sent(to: "/bc-authorize")[0].at.addingTimeInterval(120))
     }
 
+    @Test func theProfilesResourcesAndExtraParametersGoOnTheRequest() async throws {
+        let t = server([Self.token])
+        var configuration = testConfiguration(authMethod: .clientSecretBasic)
+        configuration.resources = ["https://api.example/a", "urn:example:b"]
+        configuration.extraParameters = [try #require(RequestParameter(name: "acr_values", value: "phr"))]
+        let client = try TokenClient(configuration: configuration, metadata: Self.metadata(), transport: t,
+                                     clientSecret: "s3cret", time: clock, random: CountingRandom())
+        _ = try await BackchannelAuthenticationFlow(client: client, time: clock).run(try BackchannelAuthenticationRequest(loginHint: Self.hint))
+        let sent = try #require(t.sent(to: "/bc-authorize").first)
+        let body = String(decoding: sent.request.body, as: UTF8.self)
+        #expect(body.contains("resource=https%3A%2F%2Fapi.example%2Fa&resource=urn%3Aexample%3Ab"), "\(body)")
+        #expect(sent.form["acr_values"] == "phr" && sent.form["login_hint"] == Self.hint)
+    }
+
     @Test func aDPoPSessionSendsAProofWithTheRequest() async throws {
         let t = server([Self.token])
         let key = try DPoPKey(random: SecureRandom())
