@@ -67,3 +67,23 @@ def split_issuer(issuer: str) -> tuple[str, str]:
     """'https://localhost:1/api/oidc' -> ('https://localhost:1', 'oidc')."""
     parts = urllib.parse.urlsplit(issuer)
     return f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def admin_api(base: str, who: str, scopes, ca_file: str | None = None):
+    """Signs in to Glewlwyd's admin REST API (the calls its admin UI makes) and creates `scopes`.
+    Returns (session, api_url, call); call(method, path, body) ends the script (naming `who`) on
+    any status but 200, since a half-configured IdP would only fail tests later and less clearly."""
+    import sys
+    s = BrowserSession(ca_file=ca_file)
+    api = base.rstrip("/") + "/api"
+
+    def call(method, path, body):
+        r = s.request(method, api + path, json_body=body)
+        if r.status != 200:
+            sys.exit(f"{who}: {method} {path} -> HTTP {r.status} {r.body[:300]!r}")
+
+    call("POST", "/auth/", {"username": "admin", "password": "password"})
+    for name in scopes:
+        call("POST", "/scope/", {"name": name, "display_name": name, "description": name,
+                                 "password_required": False, "scheme": {}})
+    return s, api, call

@@ -31,7 +31,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_session import BrowserSession  # noqa: E402
+from browser_session import admin_api  # noqa: E402
 
 USER, PASSWORD = "alice", "alice-password"
 SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
@@ -56,18 +56,7 @@ def main() -> None:
     ap.add_argument("--short-ciba-ttl", type=int, default=4)
     a = ap.parse_args()
 
-    s = BrowserSession()
-    api = a.base.rstrip("/") + "/api"
-
-    def call(method, path, body):
-        r = s.request(method, api + path, json_body=body)
-        if r.status != 200:
-            sys.exit(f"configure: {method} {path} -> HTTP {r.status} {r.body[:300]!r}")
-
-    call("POST", "/auth/", {"username": "admin", "password": "password"})
-    for name in ["profile", "email", "offline_access", "glwd_revoke"]:
-        call("POST", "/scope/", {"name": name, "display_name": name, "description": name,
-                                 "password_required": False, "scheme": {}})
+    s, api, call = admin_api(a.base, "configure", ["profile", "email", "offline_access", "glwd_revoke"])
     call("POST", "/scope/", {"name": "machine", "display_name": "machine", "description": "issue 16: client credentials",
                              "password_required": False, "scheme": {}})
 

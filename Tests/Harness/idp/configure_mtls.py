@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_session import BrowserSession  # noqa: E402
+from browser_session import admin_api  # noqa: E402
 from cryptography import x509  # noqa: E402
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 
@@ -50,18 +50,7 @@ def main() -> None:
     ap.add_argument("--interval", type=int, default=1)
     a = ap.parse_args()
 
-    s = BrowserSession(ca_file=a.ca_file)
-    api = a.base.rstrip("/") + "/api"
-
-    def call(method, path, body):
-        r = s.request(method, api + path, json_body=body)
-        if r.status != 200:
-            sys.exit(f"configure_mtls: {method} {path} -> HTTP {r.status} {r.body[:300]!r}")
-
-    call("POST", "/auth/", {"username": "admin", "password": "password"})
-    for name in SCOPES[1:]:
-        call("POST", "/scope/", {"name": name, "display_name": name, "description": name,
-                                 "password_required": False, "scheme": {}})
+    s, api, call = admin_api(a.base, "configure_mtls", SCOPES[1:], ca_file=a.ca_file)
     jwks = open(os.path.join(a.state, "jwks-private.json")).read()
 
     def plugin(name, aliases):
