@@ -152,6 +152,21 @@ struct EndSessionIdPProcessTests {
         }
     }
 
+    @Test func credentialGetRefreshesATokenThatIsAboutToExpire() throws {
+        // Access tokens of 30 s: below the 60 s minimum lifetime, so every `get` must refresh first.
+        try withScriptedIdP("ok", ["--approve-after", "1", "--at-ttl", "30"]) { idp, cli in
+            #expect(try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
+            let stored = try cli.run(["token"]).stdoutText.split(separator: "\n").first.map(String.init) ?? ""
+            let refreshesBefore = idp.logLines().filter { $0.contains("refresh_token") }.count
+            let host = "protocol=https\nhost=" + String(idp.issuer.dropFirst("http://".count)) + "\n"
+            let answer = try cli.run(["credential", "get"], stdin: Array(host.utf8))
+            #expect(answer.exitCode == 0, "\(answer)")
+            let password = try #require(answer.stdoutLines.first { $0.hasPrefix("password=") })
+            #expect(!stored.isEmpty && password != "password=" + stored, "the answer is a fresh token")
+            #expect(idp.logLines().filter { $0.contains("refresh_token") }.count == refreshesBefore + 1)
+        }
+    }
+
     @Test func credentialGetRefreshesAnExpiredTokenAfterErase() throws {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
             #expect(try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
