@@ -62,6 +62,9 @@ start_instance() {  # NAME LISTEN_PORT EXTERNAL_URL
   local name=$1 port=$2 external=$3 dir=$STATE/$1
   sqlite3 "$dir/glewlwyd.db" < /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
   "$PYTHON" "$HERE/prepare_db.py" "$dir/glewlwyd.db"
+  # WAL: readers no longer fail while another connection writes (parallel suites made Glewlwyd
+  # answer 500 "Error executing sql query" a few times per run); the mode is stored in the file.
+  sqlite3 "$dir/glewlwyd.db" "PRAGMA journal_mode=WAL;" > /dev/null
   "$PYTHON" "$HERE/make_signing_keys.py" "$dir/jwks-private.json"
   sed -e "s|@LISTEN_PORT@|$port|g" -e "s|@EXTERNAL_URL@|$external|g" -e "s|@STATE@|$dir|g" \
       -e "s|@LOG_LEVEL@|${LATCHKEY_IT_GLWD_LOG_LEVEL:-WARNING}|g" \

@@ -23,6 +23,9 @@ cat "$fleet/fleet-ca.pem" "$fleet/self-signed.pem" > "$dir/client-trust.pem"
 
 sqlite3 "$dir/glewlwyd.db" < /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
 "$PYTHON" "$HERE/prepare_db.py" "$dir/glewlwyd.db" tls_client_auth_subject_dn
+# WAL: readers no longer fail while another connection writes (parallel suites made Glewlwyd
+# answer 500 "Error executing sql query" a few times per run); the mode is stored in the file.
+sqlite3 "$dir/glewlwyd.db" "PRAGMA journal_mode=WAL;" > /dev/null
 "$PYTHON" "$HERE/make_signing_keys.py" "$dir/jwks-private.json"
 {
   sed -e "s|@LISTEN_PORT@|$PORT|g" -e "s|@EXTERNAL_URL@|$external|g" -e "s|@STATE@|$dir|g" \
