@@ -17,26 +17,20 @@ public struct ClientKeyFile: ClientKeySource {
     /// The file.
     public let path: String
     /// Larger than any PEM private key of the accepted sizes.
-    public static let limit = 65_536
+    public static let limit = OwnerOnlyFile.defaultLimit
 
     /// A key read from `path`.
     public init(path: String) { self.path = path }
 
-    /// The file's bytes, in zeroed-on-release storage; the read buffer is cleared too.
+    /// The file's bytes, in zeroed-on-release storage; the read buffer is cleared too (the rules
+    /// and the clearing are `OwnerOnlyFile`'s, shared with the mTLS certificate files).
     public func privateKeyPEM() throws(LatchkeyError) -> SecretBytes {
-        let limit = Self.limit
-        let path = self.path
-        var read: [UInt8]?
         do {
-            read = try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: true) { size in
-                .tooLarge(path: path, size: size, limit: limit)
-            }
+            return try OwnerOnlyFile.readSecret(path, limit: Self.limit)
+        } catch .io(_, _, errno: 2) {  // ENOENT: OwnerOnlyFile's "does not exist"
+            throw .storage(ClientKeyError.missing(path: path))
         } catch {
             throw .storage(ClientKeyError.unreadable(path: path, error))
         }
-        guard read != nil else { throw .storage(ClientKeyError.missing(path: path)) }
-        // Cleared in place (a second reference to the array would make the clearing hit a copy).
-        defer { read!.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
-        return SecretBytes(read!)
     }
 }
