@@ -39,6 +39,15 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// The client assertion algorithm is not in the provider's
     /// `token_endpoint_auth_signing_alg_values_supported`.
     case clientAssertionAlgorithmNotAdvertised(algorithm: String, advertised: [String])
+    /// The URL given as the issuer is a discovery document's (`…/.well-known/openid-configuration`
+    /// or RFC 8414's `/.well-known/oauth-authorization-server/…`); `issuer` is the one it stands for.
+    case discoveryURLAsIssuer(given: String, issuer: String)
+
+    /// For `discoveryURLAsIssuer`, the issuer the given URL stands for.
+    public var issuerMeant: String? {
+        if case .discoveryURLAsIssuer(_, let issuer) = self { return issuer }
+        return nil
+    }
 
     /// One line.
     public var description: String {
@@ -67,6 +76,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .clientAssertionAlgorithmNotAdvertised(let algorithm, let advertised):
             return "the provider does not accept client assertions signed with \(algorithm): it advertises "
                 + (advertised.isEmpty ? "none" : advertised.joined(separator: ", "))
+        case .discoveryURLAsIssuer(let given, let issuer):
+            return "\(given) is the discovery document's URL; the issuer is \(issuer)"
         }
     }
 }

@@ -20,6 +20,10 @@ public enum ProviderDiscovery {
         guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
             throw .configuration(.unusableIssuer(issuer))
         }
+        // A pasted discovery URL would only meet a 404 on a mangled URL: say what it is instead.
+        if let meant = issuerBehindDiscoveryURL(issuerURL) {
+            throw .configuration(.discoveryURLAsIssuer(given: issuer, issuer: meant))
+        }
         let exchange = EndpointExchange(transport: transport)
         var lastError: LatchkeyError = .protocolViolation("no metadata found for \(issuer)")
         for url in candidateURLs(issuer: issuer) {
@@ -59,6 +63,22 @@ public enum ProviderDiscovery {
             }
         }
         return urls
+    }
+
+    /// The issuer a discovery document's URL stands for, or nil when `url` is not one: the OpenID
+    /// form appends the well-known segment to the issuer, RFC 8414 §3.1 inserts it before the path.
+    public static func issuerBehindDiscoveryURL(_ url: HTTPURL) -> String? {
+        var path = url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        for segment in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
+            if path.hasSuffix(segment) {
+                return url.schemeAndAuthority + path.dropLast(segment.count)
+            }
+            if path.hasPrefix(segment + "/") {
+                return url.schemeAndAuthority + path.dropFirst(segment.count)
+            }
+        }
+        return nil
     }
 
     /// Reads metadata members; the issuer must match exactly (or as a named quirk allows).

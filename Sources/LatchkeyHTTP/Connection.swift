@@ -33,13 +33,34 @@ enum Connection {
             // With a proxy this runs inside the tunnel, so the client identity goes to the origin only.
             let tls = try TLSSession(socket: socket, host: target.host, caChain: caChain,
                                      clientIdentity: configuration.clientIdentity)
-            try tls.handshake()
+            do { try tls.handshake() } catch {
+                if tls.receivedPlainText { throw .tlsNotSpoken(host: target.host, port: target.port) }
+                throw error
+            }
             try tls.sendAll(head + body)
             try receive(into: &parser, streaming: streaming) { () throws(HTTPError) in try tls.receive(max: 16 * 1024) }
             tls.close()
         } else {
-            try socket.sendAll(head + body)
-            try receive(into: &parser, streaming: streaming) { () throws(HTTPError) in try socket.receive(max: 16 * 1024) }
+            var received = 0
+            do {
+                try socket.sendAll(head + body)
+                try receive(into: &parser, streaming: streaming) { () throws(HTTPError) in
+                    let chunk = try socket.receive(max: 16 * 1024)
+                    received += chunk.count
+                    return chunk
+                }
+            } catch {
+                // A TLS server drops a plaintext request without a byte: ask it whether it speaks TLS,
+                // so `http://` written for `https://` is named as that, not as a network failure.
+                switch error {
+                case .ioFailure, .protocolViolation:
+                    if received == 0, TLSProbe.answersTLS(host: target.host, port: target.port, cancellation: cancellation) {
+                        throw .tlsExpected(host: target.host, port: target.port)
+                    }
+                default: break
+                }
+                throw error
+            }
         }
         guard let message = parser.message else { throw .protocolViolation(reason: "incomplete response") }
         return message

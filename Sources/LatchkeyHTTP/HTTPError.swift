@@ -22,6 +22,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolViolation(reason: String)
     /// The task was cancelled.
     case cancelled
+    /// A plain-HTTP request met a server that answers TLS on that port (`http://` written for `https://`).
+    case tlsExpected(host: String, port: Int)
+    /// A TLS handshake met a server that answered in plain HTTP (`https://` written for `http://`).
+    case tlsNotSpoken(host: String, port: Int)
 
     public var description: String {
         switch self {
@@ -35,6 +39,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unusableProxy(let v, let p): return "\(v) cannot be used: \(p); nothing was sent"
         case .protocolViolation(let r): return "malformed HTTP response: \(r)"
         case .cancelled: return "cancelled"
+        case .tlsExpected(let h, let p): return "cannot talk to \(h):\(p): the server speaks TLS here: use https://"
+        case .tlsNotSpoken(let h, let p):
+            return "cannot talk to \(h):\(p): the server does not speak TLS here (it answered in plain text)"
         }
     }
 }

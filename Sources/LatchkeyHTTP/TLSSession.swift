@@ -17,6 +17,8 @@ final class TLSSession {
     /// The first socket-level error seen by a BIO callback; it explains an mbedTLS failure better than
     /// the generic code mbedTLS returns after it.
     fileprivate var ioError: HTTPError?
+    /// The first bytes the server sent, to tell a plain-HTTP answer from a TLS record.
+    fileprivate var firstBytes: [UInt8] = []
 
     init(socket: SocketConnection, host: String, caChain: CACertificateChain,
          clientIdentity: TLSClientIdentity? = nil) throws(HTTPError) {
@@ -160,9 +162,17 @@ final class TLSSession {
         }
     }
 
+    /// True when the server's first bytes were printable text (an HTTP status line or an error page),
+    /// which no TLS record starts with (its first byte is a content type, 20…24): `https://` was
+    /// written for a plain-HTTP port.
+    var receivedPlainText: Bool {
+        !firstBytes.isEmpty && firstBytes.allSatisfy { (0x20...0x7e).contains($0) || $0 == 0x0d || $0 == 0x0a || $0 == 0x09 }
+    }
+
     fileprivate func bioReceive(_ buf: UnsafeMutablePointer<UInt8>, _ len: Int) -> Int32 {
         do throws(HTTPError) {
             let n = try socket.receive(UnsafeMutableRawBufferPointer(start: buf, count: len))
+            if firstBytes.count < 5 { firstBytes += UnsafeBufferPointer(start: buf, count: min(n, 5 - firstBytes.count)) }
             return n == 0 ? MBEDTLS_ERR_SSL_CONN_EOF : Int32(n)
         } catch {
             if ioError == nil { ioError = error }

@@ -57,7 +57,7 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case let .unsafePermissions(path, reason):
             return "refusing \(path): \(reason)"
         case let .wrongOwner(path, owner, expected):
-            return "refusing \(path): owned by uid \(owner), expected uid \(expected)"
+            return "refusing \(path): it belongs to uid \(owner), and latchkey runs as uid \(expected)"
         case let .keyUnavailable(reason):
             return "token key unavailable: \(reason)"
         case .passphraseRequired:

@@ -53,6 +53,10 @@ struct FailureReport: Sendable {
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
         case .storage(let inner as ClientKeyError):
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
+        case .configuration(let problem) where problem.issuerMeant != nil:
+            let issuer = problem.issuerMeant ?? ""
+            self.init(exitCode: 2, code: error.code, message: problem.description,
+                      hint: "pass --issuer \(issuer)")
         case .configuration(let problem):
             self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
                       hint: "run `latchkey login --help` for the options that supply it")
@@ -88,6 +92,8 @@ struct FailureReport: Sendable {
         case .notSignedIn, .reauthenticationRequired, .expired, .timedOut, .denied:
             return "run `latchkey login`"
         case .network(let e) where HTTPClient.isMissingCABundle(e): return "name one with --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE"
+        case .network(.tlsExpected): return "write the URL with https://"
+        case .network(.tlsNotSpoken): return "check the port, or write the URL with http:// (loopback only)"
         case .network: return "check the network, proxy settings and --ca-file"
         case .oauth(let e, _) where e.code == "invalid_client" || e.code == "unauthorized_client":
             return "check --client-id, --auth-method and the client secret"
@@ -189,11 +195,24 @@ struct FailureReport: Sendable {
         switch error {
         case .passphraseRequired, .wrongKeyOrTampered:
             return "supply the passphrase with --passphrase-file or LATCHKEY_PASSPHRASE, or check the key source; if the file was tampered with, run `latchkey logout --no-revoke` and `latchkey login`"
-        case .unsafePermissions, .wrongOwner:
-            return "fix the owner and permissions (chmod 600 for files, 700 for the state directory)"
+        case .unsafePermissions:
+            return "fix the permissions (chmod 600 for files, 700 for the state directory)"
+        case .wrongOwner(_, let owner, _):
+            // Another user's state: changing its owner would break that user's session, so the way
+            // out is to act as them (a service's DynamicUser too) or to use a state of one's own.
+            return "this is uid \(owner)'s state: run latchkey as that user (`sudo -u '#\(owner)' latchkey …`; for a service, "
+                + "`systemd-run --pty -p DynamicUser=yes -p User=NAME -p StateDirectory=NAME latchkey …`), "
+                + "or use --state-dir for a state of your own; do not chown it"
         default:
             return "check the state directory, its permissions and the key source"
         }
+    }
+
+    /// The same report naming the state directory when the failure is "not signed in", so a
+    /// person who runs as the wrong user (or with another `--state-dir`) sees where latchkey looked.
+    func naming(stateDirectory: String) -> FailureReport {
+        guard code == "not_signed_in" else { return self }
+        return FailureReport(exitCode: exitCode, code: code, message: message + " (state directory \(stateDirectory))", hint: hint)
     }
 
     /// Writes the two lines to stderr and returns the exit code. Errors show even with `--quiet`.

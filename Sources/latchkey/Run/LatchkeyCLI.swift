@@ -41,7 +41,7 @@ enum LatchkeyCLI {
         do {
             return try CommandDispatch.runSynchronously(context)
         } catch {
-            return FailureReport(error).emit()
+            return FailureReport(error).naming(stateDirectory: ProfileAccess(context).stateDirectory).emit()
         }
     }
 
@@ -50,7 +50,7 @@ enum LatchkeyCLI {
         do {
             return try await CommandDispatch.run(context)
         } catch {
-            return FailureReport(error).emit()
+            return FailureReport(error).naming(stateDirectory: ProfileAccess(context).stateDirectory).emit()
         }
     }
 }

@@ -23,6 +23,7 @@ Paths:
   /redirect?n=K&to=URL  302 to URL (or to /length) 
   /count             200 with the number of requests this server has seen
   /peer              200 with the client certificate's subject CN, or "none"
+A TLS ClientHello on a plain port gets "400 Bad Request" at once (as HTTP servers answer it).
 """
 import argparse, json, os, socket, ssl, sys, threading, time
 from urllib.parse import urlsplit, parse_qs
@@ -40,6 +41,10 @@ def read_request(conn):
         if not chunk:
             return None
         data += chunk
+        if data[:1] == b"\x16":
+            # A TLS ClientHello on the plain port: answer 400 at once, as HTTP servers do.
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            return None
         if len(data) > 65536:
             return None
     head, _, rest = data.partition(b"\r\n\r\n")
