@@ -10,6 +10,19 @@ import Testing
         #expect(HTTPClient.resolveCAFile(explicit: "", environment: ["SSL_CERT_FILE": "/s.pem"]) == "/s.pem")
     }
 
+    /// A remembered default (the CLI profile's bundle from `login --ca-file`) is below the
+    /// program's setting and `SSL_CERT_FILE`, and above the system bundle.
+    @Test func aRememberedBundleIsTheDefault() {
+        let env = ["SSL_CERT_FILE": "/s.pem"]
+        #expect(HTTPClient.resolveCAFile(explicit: nil, environment: [:], remembered: "/r.pem") == "/r.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: "/e.pem", environment: env, remembered: "/r.pem") == "/e.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: nil, environment: env, remembered: "/r.pem") == "/s.pem")
+        #expect(HTTPClient.resolveCAFile(explicit: "", environment: ["SSL_CERT_FILE": ""], remembered: "/r.pem") == "/r.pem")
+        #expect(HTTPClient.Configuration.fromEnvironment([:], remembered: "/r.pem").caFile == "/r.pem")
+        let none = HTTPClient.resolveCAFile(explicit: nil, environment: [:], remembered: "")
+        #expect(none == nil || HTTPClient.systemCABundlePaths.contains(none!))
+    }
+
     @Test func fallsBackToAReadableSystemBundle() {
         let found = HTTPClient.resolveCAFile(explicit: nil, environment: [:])
         if let found { #expect(HTTPClient.systemCABundlePaths.contains(found)) }

@@ -33,7 +33,7 @@ enum FetchCommand {
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
-        let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes))
+        let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes), settings: settings)
         let transport = AuthorizedTransport(base: base, source: session, allowed: [plan.request.url])
         let request = plan.request
         let file = try plan.output.map { try OutputFile(stagingFor: $0) }
@@ -75,8 +75,10 @@ enum FetchCommand {
             headers.append(("Content-Type", "application/x-www-form-urlencoded")) // as curl --data does
         }
         let method = args.string("request") ?? (hasData ? "POST" : "GET")
-        guard isToken(method) else {
-            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch")
+        // Sent as given in the request line and a DPoP proof's `htm` alike (methods are case-sensitive).
+        guard HTTPRequest.isValidMethod(method) else {
+            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch",
+                             hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
         return Plan(request: request, include: args.has("include"), output: args.string("output"))

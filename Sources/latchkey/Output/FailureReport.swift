@@ -53,6 +53,9 @@ struct FailureReport: Sendable {
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
         case .storage(let inner as ClientKeyError):
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
+        case .configuration(.endOfPastedInput):
+            self.init(exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
+                      hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
         case .configuration(let problem):
             self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
                       hint: "run `latchkey login --help` for the options that supply it")
