@@ -1,5 +1,6 @@
 /// Why an HTTP exchange failed. Every case is a network-class failure (CLI exit code 6) except
-/// `protocolViolation`, which means the server broke HTTP (exit code 7).
+/// `protocolViolation`, which means the server broke HTTP (exit code 7), and
+/// `unreadableCABundle`, a local setting (exit code 2).
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is unusable: not http(s), no host, or `http://` to a non-loopback host.
     case invalidURL(String)
@@ -22,6 +23,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolViolation(reason: String)
     /// The task was cancelled.
     case cancelled
+    /// The CA bundle named for verification (by the program or `SSL_CERT_FILE`) cannot be read:
+    /// missing, not permitted, or not a regular file. Nothing was sent; a setting to fix, not a
+    /// network failure.
+    case unreadableCABundle(path: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -35,6 +40,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unusableProxy(let v, let p): return "\(v) cannot be used: \(p); nothing was sent"
         case .protocolViolation(let r): return "malformed HTTP response: \(r)"
         case .cancelled: return "cancelled"
+        case .unreadableCABundle(let path, let code): return "cannot read the CA bundle \(path): \(ErrnoText.describe(code))"
         }
     }
 }

@@ -81,6 +81,41 @@ struct CAFileProcessTests {
         }
     }
 
+    /// A CA bundle that is named but cannot be read is a usage error (exit 2, an unreadable option
+    /// file), found before anything is sent: not a network failure.
+    @Test func anUnreadableCABundleIsExitTwoNamingIt() throws {
+        try withCLI(["SSL_CERT_FILE": ""]) { cli, dir in
+            let missing = dir.path + "/missing.pem"
+            let issuer = "https://127.0.0.1:9/realm"
+            for (arguments, environment, line) in [
+                (["--ca-file", missing], [String: String](), "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
+                (["--ca-file", dir.path], [:], "latchkey: cannot read the CA bundle \(dir.path): Is a directory (errno 21)"),
+                ([], ["LATCHKEY_CA_FILE": missing], "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
+                ([], ["SSL_CERT_FILE": missing], "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
+            ] {
+                let runner = try LatchkeyCommand(stateDirectory: cli.stateDirectory,
+                                                 extraEnvironment: cli.environment.merging(environment) { $1 })
+                let result = try runner.run(arguments + ["discover", "--issuer", issuer])
+                #expect(result.exitCode == 2, "\(arguments) \(environment): \(result) \(result.stderrText)")
+                #expect(result.stderrText.split(separator: "\n").first.map(String.init) == line, "\(result.stderrText)")
+                expectErrorLines(result)
+            }
+        }
+    }
+
+    @Test func aRememberedBundleThatWasRemovedIsExitTwoAndVerboseNamesTheBundle() throws {
+        try Self.signedIn { _, cli, server in
+            let verbose = try cli.run(["-v", "fetch", server.url("/echo")])
+            #expect(verbose.exitCode == 0, "\(verbose) \(verbose.stderrText)")
+            #expect(verbose.stderrText.contains("* CA bundle: \(server.caFile)\n"), "\(verbose.stderrText)")
+            #expect(unlink(server.caFile) == 0)
+            let result = try cli.run(["fetch", server.url("/echo")])
+            #expect(result.exitCode == 2, "\(result) \(result.stderrText)")
+            #expect(result.stderrText.split(separator: "\n").first.map(String.init)
+                    == "latchkey: cannot read the CA bundle \(server.caFile): no such file or directory", "\(result.stderrText)")
+        }
+    }
+
     @Test func statusShowsTheRememberedCAFile() throws {
         try Self.signedIn { _, cli, server in
             let status = try JSONParser().parseObject(try cli.run(["status", "--json"]).stdout)

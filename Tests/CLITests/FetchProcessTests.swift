@@ -41,6 +41,16 @@ struct FetchProcessTests {
             let result = try cli.run(["fetch", idp.issuer + "/echo?status=404"])
             #expect(result.exitCode == 10, "\(result)")
             #expect(result.stdoutText.contains(#""method": "GET""#), "\(result)")
+            // One stderr line for cron logs: the status and the URL, not the body.
+            #expect(result.stderrText == "latchkey: HTTP 404 from \(idp.issuer)/echo?status=404\n", "\(result.stderrText)")
+            let secret = try cli.run(["fetch", "--output", Self.scratch(cli) + "/e.json", idp.issuer + "/echo?status=500&access_token=s3cret"])
+            #expect(secret.exitCode == 10)
+            #expect(secret.stderrText == "latchkey: HTTP 500 from \(idp.issuer)/echo?status=500&access_token=[REDACTED]\n",
+                    "\(secret.stderrText)")
+            let quiet = try cli.run(["-q", "fetch", idp.issuer + "/echo?status=404"])
+            #expect(quiet.exitCode == 10 && quiet.stderrText.isEmpty, "\(quiet.stderrText)")
+            let fine = try cli.run(["fetch", idp.issuer + "/echo?status=201"])
+            #expect(fine.exitCode == 0 && fine.stderrText.isEmpty, "\(fine.stderrText)")
         }
     }
 

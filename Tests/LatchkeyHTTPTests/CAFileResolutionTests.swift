@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 @testable import LatchkeyHTTP
 
@@ -29,11 +31,20 @@ import Testing
         else { #expect(HTTPClient.systemCABundlePaths.allSatisfy { !TestEnvironment.readFile($0).contains("BEGIN") }) }
     }
 
-    @Test func missingBundleIsATLSFailure() async {
-        let client = HTTPClient(configuration: .init(caFile: "/nonexistent/ca.pem"))
-        let e = await httpError { try await client.send(HTTPRequest(url: .init(string: "https://localhost:1/")!, timeout: 2)) }
-        guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
-        #expect(reason.contains("/nonexistent/ca.pem"))
+    /// A named bundle that cannot be read is its own error, naming the file and why, before any
+    /// connection (port 1 would refuse one).
+    @Test func anUnreadableBundleIsNamedBeforeConnecting() async {
+        for (path, code) in [("/nonexistent/ca.pem", ENOENT), ("/", EISDIR)] {
+            var lines: [String] = []
+            let log = LogLines()
+            let client = HTTPClient(configuration: .init(caFile: path, logger: { log.append($0) }))
+            let e = await httpError { try await client.send(HTTPRequest(url: .init(string: "https://localhost:1/")!, timeout: 2)) }
+            #expect(e == .unreadableCABundle(path: path, errno: code), "\(path): \(String(describing: e))")
+            lines = log.lines
+            #expect(lines == ["* CA bundle: \(path)"], "\(lines)")
+        }
+        #expect(HTTPError.unreadableCABundle(path: "/x.pem", errno: ENOENT).description
+                == "cannot read the CA bundle /x.pem: no such file or directory")
     }
 }
 
@@ -52,4 +63,11 @@ import Testing
         cache.checkIn(b)
         cache.checkIn(c)
     }
+}
+
+/// Collects verbose-log lines from any thread.
+final class LogLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
 }

@@ -88,7 +88,7 @@ enum CommandCatalog {
             .value("binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
                    default: "none"),
             .value("qr-file", "FILE.svg|FILE.png",
-                   help: "device flow: also write the verification URL's QR code as an image; deleted when the login ends",
+                   help: "device flow: also write the verification URL's QR code as an image; its folder must exist and be writable (else exit 2); deleted when the login ends",
                    default: "none"),
             .value("client-key-file", "FILE",
                    help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",

@@ -54,7 +54,14 @@ enum FetchCommand {
             let why = target == response.url.origin ? "more than \(maxRedirects) redirects" : "another origin"
             context.console.warn("not following the \(response.status) redirect to \(target) (\(why)); the access token is not sent there")
         }
-        return response.status >= 400 ? 10 : 0
+        guard response.status >= 400 else { return 0 }
+        // One line for cron logs and journals: the status and where (query secrets redacted, server
+        // text made terminal-safe), never the body, which stdout or --output already has.
+        if !context.console.quiet {
+            let url = TerminalText.singleLine(HTTPRedaction.redact(url: response.url.absoluteString))
+            context.console.error("latchkey: HTTP \(response.status) from \(url)\n")
+        }
+        return 10
     }
 
     /// The request from the options; usage errors for anything malformed or reserved.

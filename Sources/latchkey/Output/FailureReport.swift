@@ -53,6 +53,10 @@ struct FailureReport: Sendable {
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
         case .storage(let inner as ClientKeyError):
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
+        case .network(.unreadableCABundle):
+            // An option file that cannot be read is a usage error (cli.md, exit 2), not a network one.
+            self.init(exitCode: 2, code: "usage", message: error.message,
+                      hint: "check --ca-file, LATCHKEY_CA_FILE, SSL_CERT_FILE and the profile's ca file (`latchkey status`)")
         case .configuration(.endOfPastedInput):
             self.init(exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
                       hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
