@@ -1,6 +1,6 @@
 import CMbedTLS
-import Glibc
 import Synchronization
+import Glibc
 
 /// A parsed CA bundle, owned by one TLS session at a time (see `CAChainCache`).
 final class CACertificateChain: @unchecked Sendable {
