@@ -192,7 +192,7 @@ log "systemd-analyze verify"
 units=("$ROOT"/device/systemd/*.service "$ROOT"/device/systemd/*.timer)
 # verify resolves ExecStart= binaries: point them at a real path through a temporary copy.
 mkdir -p "$WORK/units"
-for u in "${units[@]}"; do sed "s|/usr/local/bin/latchkey|$LATCHKEY_BIN|g; s|/usr/local/bin/kiosk-app|/bin/true|g" "$u" > "$WORK/units/$(basename "$u")"; done
+for u in "${units[@]}"; do sed "s|/usr/local/bin/latchkey|$LATCHKEY_BIN|g; s|/usr/local/bin/kiosk-app|/bin/true|g; s|/usr/local/bin/kiosk-provision.sh|/bin/true|g" "$u" > "$WORK/units/$(basename "$u")"; done
 if SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$WORK"/units/* 2>&1 | tee "$WORK/verify.log"; then
   if grep -qiE "error|invalid|unknown" "$WORK/verify.log"; then failures+=("systemd-analyze verify (warnings)"); else echo "units ok"; fi
 else

@@ -7,9 +7,13 @@
 #      LATCHKEY (binary, default: latchkey on PATH); KIOSK_MAX_ATTEMPTS (3);
 #      KIOSK_RETRY_DELAY (seconds between attempts after a network error, 5);
 #      KIOSK_START_COMMAND (default "systemctl start kiosk-app.service");
-#      KIOSK_LATCHKEY_ARGS (extra global options, e.g. "--state-dir /var/lib/latchkey --ca-file …").
+#      KIOSK_LATCHKEY_ARGS (extra global options, e.g. "--state-dir /var/lib/latchkey --ca-file …");
+#      KIOSK_QR_FILE (also write the QR code as an image for the kiosk's own screen: FILE.svg or
+#      FILE.png, in a folder that exists and is writable);
+#      KIOSK_LOGIN_ARGS (extra login options, e.g. "--dpop always --timeout 900").
 # Exit status: 0 when signed in and the service was started; otherwise latchkey's exit code
-# (4 denied, 5 expired after every retry, 6 network, 7 server, 8 verification, 9 storage, 130 interrupted).
+# (2 usage, 4 denied, 5 expired after every retry, 6 network, 7 server, 8 verification, 9 storage,
+# 130 interrupted).
 set -uo pipefail
 : "${KIOSK_ISSUER:?KIOSK_ISSUER is required}" "${KIOSK_CLIENT_ID:?KIOSK_CLIENT_ID is required}"
 LATCHKEY=${LATCHKEY:-latchkey}
@@ -18,6 +22,9 @@ MAX_ATTEMPTS=${KIOSK_MAX_ATTEMPTS:-3}
 RETRY_DELAY=${KIOSK_RETRY_DELAY:-5}
 START_COMMAND=${KIOSK_START_COMMAND:-systemctl start kiosk-app.service}
 read -r -a EXTRA <<< "${KIOSK_LATCHKEY_ARGS:-}"
+read -r -a LOGIN_EXTRA <<< "${KIOSK_LOGIN_ARGS:-}"
+# Login options go after `login` (global ones may go anywhere).
+if [[ -n ${KIOSK_QR_FILE:-} ]]; then LOGIN_EXTRA+=(--qr-file "$KIOSK_QR_FILE"); fi
 
 screen() { printf '%s\n' "$*"; }             # the kiosk's display
 field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
@@ -49,7 +56,7 @@ while :; do
   status=0
   # --qr draws the QR code on stderr, i.e. on the kiosk's screen, even without a TTY.
   { "$LATCHKEY" "${EXTRA[@]}" login --json --qr --issuer "$KIOSK_ISSUER" --client-id "$KIOSK_CLIENT_ID" \
-      --scope "$SCOPE" </dev/null; echo "exit:$?"; } | show_events || status=$?
+      --scope "$SCOPE" "${LOGIN_EXTRA[@]}" </dev/null; echo "exit:$?"; } | show_events || status=$?
   case $status in
     0)
       screen "Starting the kiosk."
@@ -63,6 +70,7 @@ while :; do
       screen "No connection to the sign-in server."
       if (( attempt < MAX_ATTEMPTS )); then attempt=$((attempt + 1)); sleep "$RETRY_DELAY"; continue; fi
       exit 6 ;;
+    2) screen "This kiosk's sign-in settings are wrong (see the log); ask an administrator."; exit 2 ;;
     4) screen "Sign-in was declined on the phone. Ask an administrator."; exit 4 ;;
     3) screen "The server wants a new sign-in; run this again."; exit 3 ;;
     7) screen "The sign-in server answered something unexpected; check the issuer and client id."; exit 7 ;;

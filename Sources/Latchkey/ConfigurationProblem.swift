@@ -14,6 +14,9 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case missingClientCertificate(method: ClientAuthMethod)
     /// The paste flow was asked for without a way to read the pasted text.
     case missingPasteReader
+    /// The paste flow's input ended (stdin closed) before a redirect URL or code was pasted: the
+    /// person's input, not a signal, so not `LatchkeyError.cancelled`.
+    case endOfPastedInput
     /// A public client asked for `offline_access` without DPoP while the policy demands that its
     /// refresh token be bound (`OfflineAccessPolicy.requireDPoP`).
     case offlineAccessWithoutDPoP
@@ -59,6 +62,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .unusableRedirectURI(let uri, let reason): return "\(reason), got \(uri)"
         case .missingClientCertificate(let method): return "\(method.rawValue) needs a client certificate and its private key"
         case .missingPasteReader: return "the paste flow needs a way to read the pasted URL"
+        case .endOfPastedInput: return "no redirect URL was pasted: end of input"
         case .offlineAccessWithoutDPoP:
             return "offline_access was asked for by a public client without DPoP: the refresh token would be a bearer secret"
         case .pushedAuthorizationRequired:

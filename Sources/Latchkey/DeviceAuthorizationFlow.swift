@@ -124,7 +124,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     static func isRetryable(_ e: HTTPError) -> Bool {
         switch e {
         case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
-        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken: return false
+        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle: return false
         }
     }
 }

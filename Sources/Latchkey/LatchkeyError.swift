@@ -70,6 +70,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .notSignedIn, .reauthenticationRequired: return .signInRequired
         case .denied: return .denied
         case .expired, .timedOut: return .expired
+        case .network(.unreadableCABundle): return .configuration
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
         case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
@@ -88,6 +89,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied(let code, _): return code
         case .expired(_, let oauthCode): return oauthCode ?? "expired_token"
         case .timedOut: return "timed_out"
+        case .network(.unreadableCABundle): return "configuration_error"
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .clientCertificate(let p): return p.isLocal ? "client_certificate_unusable" : "client_certificate_refused"

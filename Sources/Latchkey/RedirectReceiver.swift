@@ -34,13 +34,14 @@ public struct PastedRedirectReceiver: RedirectReceiver {
         self.readLine = readLine
     }
 
-    /// Reads one pasted line; end of input counts as cancellation. The person pasted it, so a
-    /// refused paste is reported by the flow rather than waited past.
+    /// Reads one pasted line. End of input before a line is `.configuration(.endOfPastedInput)`;
+    /// only a cancelled read (SIGINT) is `.cancelled`. The person pasted it, so a refused paste is
+    /// reported by the flow rather than waited past.
     public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
         async throws(LatchkeyError) -> AuthorizationRedirect {
         let line: String?
         do { line = try await readLine() } catch is CancellationError { throw .cancelled } catch { throw .cancelled }
-        guard let line else { throw .cancelled }
+        guard let line else { throw .configuration(.endOfPastedInput) }
         return try Self.parse(line)
     }
 

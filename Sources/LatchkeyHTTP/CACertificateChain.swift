@@ -1,11 +1,13 @@
 import CMbedTLS
 import Synchronization
+import Glibc
 
 /// A parsed CA bundle, owned by one TLS session at a time (see `CAChainCache`).
 final class CACertificateChain: @unchecked Sendable {
     let chain: UnsafeMutablePointer<mbedtls_x509_crt>
 
     init(path: String) throws(HTTPError) {
+        try Self.checkReadable(path)
         // Parse into a local first: a throwing class init that had set every property would still run
         // deinit, which must then not free a chain already freed here.
         let parsed = UnsafeMutablePointer<mbedtls_x509_crt>.allocate(capacity: 1)
@@ -19,6 +21,19 @@ final class CACertificateChain: @unchecked Sendable {
             throw .tlsFailure(reason: "cannot load CA bundle \(path): \(MbedTLSError.text(rc))")
         }
         chain = parsed
+    }
+
+    /// Throws `.unreadableCABundle` unless `path` opens as a regular file: a bundle that is named
+    /// (by the program or the environment) but missing or unreadable is the caller's setting to
+    /// fix, not a network failure. O_NONBLOCK: a FIFO planted there must not hang.
+    static func checkReadable(_ path: String) throws(HTTPError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw .unreadableCABundle(path: path, errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadableCABundle(path: path, errno: errno) }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG else { throw .unreadableCABundle(path: path, errno: type == S_IFDIR ? EISDIR : EINVAL) }
     }
 
     /// The `tlsFailure` reason when no CA bundle was found at all.

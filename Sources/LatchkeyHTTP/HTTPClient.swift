@@ -74,6 +74,9 @@ public struct HTTPClient: HTTPTransport {
         // An unusable proxy variable fails here, before any connection: never silently direct.
         let proxy = target.isTLS ? try configuration.proxyRoute.proxy(forHost: target.host) : nil
         let head = try HTTPRequestHead.serialize(request, target: target, userAgent: configuration.userAgent)
+        // Which bundle decides trust is the first question when a handshake fails: say it, even
+        // when loading it is what fails next.
+        if target.isTLS { configuration.logger?("* CA bundle: " + (caChain.path ?? "none found")) }
         let chain: CACertificateChain? = target.isTLS ? try caChain.checkOut() : nil
         defer { if let chain { caChain.checkIn(chain) } }
         let configuration = self.configuration

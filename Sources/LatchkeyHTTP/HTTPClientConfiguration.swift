@@ -33,11 +33,14 @@ extension HTTPClient {
             self.logger = logger
         }
 
-        /// A configuration from the environment: CA bundle via `resolveCAFile`, proxy route via
+        /// A configuration from the environment: CA bundle via `resolveCAFile` (`remembered` is the
+        /// program's stored default, below the environment), proxy route via
         /// `ProxyRoute.fromEnvironment` (an unusable proxy variable fails the requests it covers).
         public static func fromEnvironment(_ environment: [String: String], caFile explicit: String? = nil,
+                                           remembered: String? = nil,
                                            logger: (@Sendable (String) -> Void)? = nil) -> Configuration {
-            var configuration = Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment),
+            var configuration = Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment,
+                                                                               remembered: remembered),
                                               logger: logger)
             configuration.proxyRoute = ProxyRoute.fromEnvironment(environment)
             return configuration
@@ -62,11 +65,12 @@ extension HTTPClient {
         return false
     }
 
-    /// The CA bundle to use: `explicit` (the program's own setting), then `SSL_CERT_FILE`, then the
-    /// first readable system bundle. An explicit or environment path is returned even if unreadable, so the
-    /// user gets an error about the file they named rather than a silent fallback.
-    public static func resolveCAFile(explicit: String?, environment: [String: String]) -> String? {
-        for candidate in [explicit, environment["SSL_CERT_FILE"]] {
+    /// The CA bundle to use: `explicit` (the program's own setting for this run), then
+    /// `SSL_CERT_FILE`, then `remembered` (a default the program stored, such as a profile's bundle
+    /// from its login), then the first readable system bundle. A named path is returned even if
+    /// unreadable, so the user gets an error about the file they named rather than a silent fallback.
+    public static func resolveCAFile(explicit: String?, environment: [String: String], remembered: String? = nil) -> String? {
+        for candidate in [explicit, environment["SSL_CERT_FILE"], remembered] {
             if let candidate, !candidate.isEmpty { return candidate }
         }
         return systemCABundlePaths.first { access($0, R_OK) == 0 }

@@ -1,5 +1,6 @@
 /// Why an HTTP exchange failed. Every case is a network-class failure (CLI exit code 6) except
-/// `protocolViolation`, which means the server broke HTTP (exit code 7).
+/// `protocolViolation`, which means the server broke HTTP (exit code 7), and
+/// `unreadableCABundle`, a local setting (exit code 2).
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is unusable: not http(s), no host, or `http://` to a non-loopback host.
     case invalidURL(String)
@@ -26,6 +27,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case tlsExpected(host: String, port: Int)
     /// A TLS handshake met a server that answered in plain HTTP (`https://` written for `http://`).
     case tlsNotSpoken(host: String, port: Int)
+    /// The CA bundle named for verification (by the program or `SSL_CERT_FILE`) cannot be read:
+    /// missing, not permitted, or not a regular file. Nothing was sent; a setting to fix, not a
+    /// network failure.
+    case unreadableCABundle(path: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -42,6 +47,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tlsExpected(let h, let p): return "cannot talk to \(h):\(p): the server speaks TLS here: use https://"
         case .tlsNotSpoken(let h, let p):
             return "cannot talk to \(h):\(p): the server does not speak TLS here (it answered in plain text)"
+        case .unreadableCABundle(let path, let code): return "cannot read the CA bundle \(path): \(ErrnoText.describe(code))"
         }
     }
 }

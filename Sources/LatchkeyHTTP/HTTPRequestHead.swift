@@ -7,8 +7,9 @@ enum HTTPRequestHead {
     ]
 
     static func serialize(_ request: HTTPRequest, target: RequestTarget, userAgent: String) throws(HTTPError) -> [UInt8] {
-        let method = request.method.uppercased()
-        guard !method.isEmpty, method.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+        // As given, never case-folded: a DPoP proof signs this same text as `htm` (RFC 9449 §4.2).
+        let method = request.method
+        guard HTTPRequest.isValidMethod(method) else {
             throw .invalidURL("invalid request method \(request.method)")
         }
         var head = "\(method) \(target.pathAndQuery) HTTP/1.1\r\n"

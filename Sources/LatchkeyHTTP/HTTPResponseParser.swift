@@ -69,7 +69,7 @@ public struct HTTPResponseParser: Sendable {
     /// A parser for the response to `requestMethod` (`HEAD` and a successful `CONNECT` have no body).
     public init(limits: Limits = Limits(), requestMethod: String = "GET") {
         self.limits = limits
-        self.requestMethod = requestMethod.uppercased()
+        self.requestMethod = requestMethod  // case-sensitive (RFC 9110 §9.1): `head` is not HEAD
     }
 
     /// True once a whole response has been parsed.

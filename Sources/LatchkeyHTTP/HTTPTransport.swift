@@ -1,6 +1,7 @@
 /// One HTTP request, as the OAuth layer describes it. Plain value; the transport decides how to send it.
 public struct HTTPRequest: Sendable {
-    /// `GET` or `POST` (others are allowed but unused by Latchkey).
+    /// The method, sent exactly as given (RFC 9110 §9.1: methods are case-sensitive, so `get` is
+    /// not `GET`); it must be a token (`isValidMethod`), else sending fails.
     public var method: String
     /// Absolute `https://` URL, or `http://` for loopback hosts only.
     public var url: HTTPURL
@@ -22,6 +23,15 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.maxRedirects = maxRedirects
         self.timeout = timeout
+    }
+
+    /// True when `method` is an RFC 9110 §5.6.2 token (`tchar`s: letters, digits and
+    /// ``!#$%&'*+-.^_`|~``), the only form a request line and a DPoP `htm` can carry alike.
+    public static func isValidMethod(_ method: String) -> Bool {
+        !method.isEmpty && method.utf8.allSatisfy { c in
+            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
+                || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
+        }
     }
 }
 

@@ -161,6 +161,7 @@ struct GlobalOptionsTests {
         let globals = try GlobalOptions(parsed, environment: env)
         #expect(globals.profile == "p")
         #expect(globals.caFile == "/a.pem")
+        #expect(globals.caFileOption == "/a.pem")
         #expect(globals.stateDirectoryOverride == "/d")
     }
 
@@ -168,6 +169,8 @@ struct GlobalOptionsTests {
         let parsed = try ArgumentParser().parse(["status"])
         let env = ProcessEnvironment.fixed(["LATCHKEY_CA_FILE": "/b.pem", "SSL_CERT_FILE": "/c.pem"])
         #expect(try GlobalOptions(parsed, environment: env).caFile == "/b.pem")
+        // Only the option itself is what `login` remembers, never a variable.
+        #expect(try GlobalOptions(parsed, environment: env).caFileOption == nil)
     }
 
     @Test func defaultProfile() throws {

@@ -43,6 +43,33 @@ struct CodeFlowProcessTests {
         }
     }
 
+    /// Stdin at end of input before a URL or code was pasted: exit 2 saying so (130 is SIGINT's).
+    @Test func endOfInputBeforeAPasteIsExitTwo() throws {
+        let idp = try ScriptedIdP(scenario: "ok")
+        defer { idp.stop() }
+        try withCLI { cli, _ in
+            for stdin in [[UInt8](), Array("   ".utf8)] {
+                // `--scope openid`: no offline_access warning ahead of the error line.
+                let human = try cli.run(["login", "--flow", "paste", "--scope", "openid", "--issuer", idp.issuer, "--client-id", "c"],
+                                        stdin: stdin)
+                #expect(human.exitCode == (stdin.isEmpty ? 2 : 7), "\(human) \(human.stderrText)")
+                if stdin.isEmpty {
+                    // After the address to open, the error line, then its hint.
+                    let lines = human.stderrText.split(separator: "\n").map(String.init)
+                    let error = lines.firstIndex { $0.hasPrefix("latchkey: ") }
+                    #expect(error.map { lines[$0] } == "latchkey: no redirect URL was pasted: end of input", "\(human.stderrText)")
+                    #expect(error.map { lines.dropFirst($0 + 1).first?.hasPrefix("hint: ") == true } == true, "\(human.stderrText)")
+                }
+            }
+            let json = try cli.run(["login", "--json", "--flow", "paste", "--issuer", idp.issuer, "--client-id", "c"], stdin: [])
+            #expect(json.exitCode == 2, "\(json)")
+            let error = try JSONParser().parseObject(Array(try #require(json.stdoutLines.last).utf8))
+            #expect(error["event"] == "error" && error["exit_code"]?.int64Value == 2, "\(error)")
+            #expect(error["message"] == "no redirect URL was pasted: end of input", "\(error)")
+            #expect(access(cli.stateDirectory + "/default.tokens", F_OK) != 0)
+        }
+    }
+
     @Test func pasteFlowWithWrongStateIsRefused() throws {
         let idp = try ScriptedIdP(scenario: "ok")
         defer { idp.stop() }

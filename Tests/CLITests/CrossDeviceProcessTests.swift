@@ -50,6 +50,22 @@ struct CrossDeviceProcessTests {
         }
     }
 
+    /// A `--qr-file` whose folder is missing or not a folder: exit 2 before any request.
+    @Test func aQRFileInAMissingFolderIsExitTwoBeforeAnythingIsSent() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            let missing = cli.stateDirectory + "-nowhere"
+            #expect(FileText.write("x", to: cli.stateDirectory + "-plain"))
+            for (file, line) in [(missing + "/kiosk.svg", "latchkey: --qr-file: the folder \(missing) does not exist"),
+                                 (cli.stateDirectory + "-plain/kiosk.png", "latchkey: --qr-file: \(cli.stateDirectory)-plain is not a folder")] {
+                let result = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "c", "--qr-file", file])
+                #expect(result.exitCode == 2, "\(result)")
+                #expect(result.stderrText.split(separator: "\n").first.map(String.init) == line, "\(result.stderrText)")
+                expectErrorLines(result)
+            }
+            #expect(idp.logLines().isEmpty, "something was sent: \(idp.logLines())")
+        }
+    }
+
     @Test func aFailedLoginDeletesTheQRFile() throws {
         try withScriptedIdP("denied", ["--approve-after", "2"]) { idp, cli in
             let file = cli.stateDirectory + "-kiosk.svg"

@@ -41,6 +41,53 @@ struct FetchProcessTests {
             let result = try cli.run(["fetch", idp.issuer + "/echo?status=404"])
             #expect(result.exitCode == 10, "\(result)")
             #expect(result.stdoutText.contains(#""method": "GET""#), "\(result)")
+            // One stderr line for cron logs: the status and the URL, not the body.
+            #expect(result.stderrText == "latchkey: HTTP 404 from \(idp.issuer)/echo?status=404\n", "\(result.stderrText)")
+            let secret = try cli.run(["fetch", "--output", Self.scratch(cli) + "/e.json", idp.issuer + "/echo?status=500&access_token=s3cret"])
+            #expect(secret.exitCode == 10)
+            #expect(secret.stderrText == "latchkey: HTTP 500 from \(idp.issuer)/echo?status=500&access_token=[REDACTED]\n",
+                    "\(secret.stderrText)")
+            let quiet = try cli.run(["-q", "fetch", idp.issuer + "/echo?status=404"])
+            #expect(quiet.exitCode == 10 && quiet.stderrText.isEmpty, "\(quiet.stderrText)")
+            let fine = try cli.run(["fetch", idp.issuer + "/echo?status=201"])
+            #expect(fine.exitCode == 0 && fine.stderrText.isEmpty, "\(fine.stderrText)")
+        }
+    }
+
+    /// RFC 9110 §9.1: methods are case-sensitive, so `-X get` is sent as `get` in the request line,
+    /// and a method outside GET/POST is sent as given; what is not a token is exit 2.
+    @Test func theMethodIsSentAsGivenAndANonTokenIsAUsageError() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            try Self.login(cli, idp)
+            for method in ["get", "M-SEARCH", "Patch"] {
+                let result = try cli.run(["fetch", "-X", method, idp.issuer + "/method"])
+                #expect(result.exitCode == 0, "\(method): \(result) \(result.stderrText)")
+                #expect(result.stdoutText == #"{"method": "\#(method)", "dpop": false}"#, "\(method): \(result)")
+            }
+            #expect(try Self.log(idp).filter { $0["path"] == .string("/method") }.map { $0["method"] }
+                    == [.string("get"), .string("M-SEARCH"), .string("Patch")])
+            for method in ["GE T", "", "GET/1", "a:b"] {
+                let result = try cli.run(["fetch", "-X", method, idp.issuer + "/method"])
+                #expect(result.exitCode == 2, "\(method): \(result)")
+                #expect(result.stderrText.split(separator: "\n").first
+                        == "latchkey: -X must be an HTTP method such as GET or POST, got '\(method)'", "\(result.stderrText)")
+            }
+            #expect(try Self.log(idp).filter { $0["path"] == .string("/method") }.count == 3, "a refused method was sent")
+        }
+    }
+
+    /// `fetch -X get` with a DPoP-bound token: the proof's `htm` and the request line are one value.
+    @Test func aDPoPProofCarriesTheMethodOfTheRequestLine() throws {
+        try withScriptedIdP("dpop", ["--approve-after", "1"]) { idp, cli in
+            try Self.login(cli, idp)
+            for method in ["get", "GET", "delete"] {
+                let result = try cli.run(["fetch", "-X", method, idp.issuer + "/method"])
+                #expect(result.exitCode == 0, "\(method): \(result) \(result.stderrText)")
+                #expect(result.stdoutText == #"{"method": "\#(method)", "dpop": true}"#, "\(method): \(result)")
+            }
+            let hits = try Self.log(idp).filter { $0["path"] == .string("/method") }
+            #expect(hits.map { $0["dpop"]?["htm"] } == [.string("get"), .string("GET"), .string("delete")], "\(hits)")
+            #expect(hits.allSatisfy { $0["dpop"]?["ok"] == .bool(true) }, "\(hits)")
         }
     }
 

@@ -57,6 +57,24 @@ struct QRImageFileTests {
         #expect(access(dir.path + "/mine.svg", F_OK) == 0)
     }
 
+    /// A folder that is missing or not a folder is refused when the file is named, so the login
+    /// never starts with a kiosk screen it cannot fill.
+    @Test func theFolderMustExistAndBeAFolder() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        #expect(FileText.write("x", to: dir.path + "/plain"))
+        for (path, message) in [(dir.path + "/missing/code.svg", "--qr-file: the folder \(dir.path)/missing does not exist"),
+                                (dir.path + "/plain/code.png", "--qr-file: \(dir.path)/plain is not a folder")] {
+            do {
+                _ = try QRImageFile(path: path)
+                Issue.record("\(path) was accepted")
+            } catch let error as UsageError {
+                #expect(error.message == message)
+            }
+        }
+        _ = try QRImageFile(path: dir.path + "/code.svg")
+    }
+
     @Test func onlySVGAndPNG() {
         for bad in ["code.jpg", "code", "svg", "/tmp/.png", "dir/"] {
             #expect(throws: UsageError.self, "\(bad)") { try QRImageFile(path: bad) }

@@ -503,6 +503,13 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self._route()
 
+    def __getattr__(self, name):
+        # Any other method is routed too (RFC 9110 methods are case-sensitive tokens: `get`,
+        # `M-SEARCH`), so a test sees the request line's method exactly as the client sent it.
+        if name.startswith("do_"):
+            return self._route
+        raise AttributeError(name)
+
     def _route(self):
         self._t0 = round(time.time(), 6)
         self._pending = None
@@ -525,6 +532,8 @@ class Handler(BaseHTTPRequestHandler):
             "/large": self._large,
             "/drop": self._drop,
             "/echo": self._echo,
+            # fetch -X (issue 22): any method; a DPoP proof's htm must be the request line's method.
+            "/method": self._method,
             "/par": self._par,  # issue 16
             "/bc-authorize": self._backchannel_authentication,
             # streaming fetch (issue 18): a body cut off half-way by a reset.
@@ -1087,6 +1096,26 @@ class Handler(BaseHTTPRequestHandler):
             return self._record(params, 401, "resource-rejected", resource_call=call, reason=why)
         self._json(200, {"resource": "scripted", "subject": subject})
         self._record(params, 200, "resource", resource_call=call, subject=subject)
+
+    def _method(self, params):
+        """Any method, case kept: a DPoP-bound token needs a proof whose `htm` is exactly the
+        request line's method (RFC 9449 §4.3); answers the method it saw."""
+        st = self.state
+        scheme, _, credential = (self.headers.get("Authorization") or "").partition(" ")
+        with st.lock:
+            jkt = st.access_jkt.get(credential)
+            subject = st.access_tokens.get(credential)
+        if subject is None:
+            self._send(401, b'{"error":"invalid_token"}', headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            return self._record(params, 401, "method-rejected")
+        if jkt is not None:
+            if scheme.lower() != "dpop" or self.headers.get("DPoP") is None:
+                self._dpop_log = {"ok": False, "reason": "no proof"}
+                return self._dpop_refuse(params, "resource", "invalid_dpop_proof", "no proof")
+            if not self._dpop_check(params, "resource", self.command, st.base() + "/method", access_token=credential):
+                return
+        self._json(200, {"method": self.command, "dpop": jkt is not None})
+        self._record(params, 200, "method")
 
     def _bearer_subject(self):
         """The subject of a live access token sent as `Bearer`, or None."""

@@ -62,7 +62,7 @@ final class Workspace {
     }
 
     /// A workspace for the Glewlwyd tests: every command trusts the test CA (`LATCHKEY_CA_FILE`),
-    /// since `--ca-file` is a per-invocation option, not remembered in the profile.
+    /// also those that never log in (`discover`) or use a copied state folder.
     static func glewlwyd(_ env: IntegrationEnvironment) throws -> Workspace {
         try Workspace(extraEnvironment: ["LATCHKEY_CA_FILE": env.caFile])
     }

@@ -181,3 +181,25 @@ struct GlewlwydMutualTLSTests {
         for r in [expired, mismatch, readable] { try Self.expectNoKey(idp.deviceKey, in: r.stderrText + r.stdoutText, "refusal") }
     }
 }
+
+/// A certificate is public: at the usual mode 0644 it signs in, and refresh and logout read it
+/// again by path; only the key is held to the owner-only rule.
+@Suite("Glewlwyd mTLS: a public certificate")
+struct GlewlwydMutualTLSPublicCertificateTests {
+    @Test("tls_client_auth with the certificate at mode 0644: login, refresh and logout succeed")
+    func certificateAtModeSixFourFour() throws {
+        let idp = try MutualTLSIdP.load()
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let certificate = dir.path + "/device.pem"
+        #expect(try ProcessRunner.run("/bin/cp", [idp.deviceCert, certificate]).exitCode == 0)
+        #expect(chmod(certificate, 0o644) == 0)
+        let (ws, outcome) = try GlewlwydMutualTLSTests.login(idp, issuer: idp.issuer, cert: certificate, key: idp.deviceKey)
+        try #require(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
+        #expect(outcome.events.first { $0["event"]?.stringValue == "authorized" }?["token_binding"]?.stringValue == "mtls")
+        let refresh = try ws.latchkey.run(["refresh"])
+        #expect(refresh.exitCode == 0, "refresh: \(refresh) \(refresh.stderrText)")
+        let logout = try ws.latchkey.run(["logout"])
+        #expect(logout.exitCode == 0 && !logout.stderrText.contains("warning"), "logout: \(logout.stderrText)")
+    }
+}

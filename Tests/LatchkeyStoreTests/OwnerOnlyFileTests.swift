@@ -55,3 +55,37 @@ import Latchkey
         #expect(throws: TokenStoreError.self) { _ = try OwnerOnlyFile.read(link) }
     }
 }
+
+/// Public files a person names (a client certificate): any owner and mode, but a regular file
+/// within the limit; the key beside it stays `OwnerOnlyFile`'s.
+@Suite struct PublicFileTests {
+    let owner = OwnerOnlyFileTests()
+
+    @Test func anyModeIsRead() throws {
+        let tmp = TemporaryDirectory("public-file")
+        for mode: mode_t in [0o644, 0o444, 0o664, 0o666, 0o600] {
+            let path = tmp.path + "/device-\(mode).pem"
+            owner.write(path, "certificate", mode: mode)
+            #expect(try PublicFile.read(path) == Array("certificate".utf8), "mode \(String(mode, radix: 8))")
+        }
+        // The key's rule is unchanged: the same 0644 file is refused as a key.
+        #expect(throws: TokenStoreError.self) { _ = try OwnerOnlyFile.readSecret(tmp.path + "/device-420.pem") }
+    }
+
+    @Test func onlyARegularFileWithinTheLimitAndLinksAreFollowed() {
+        let tmp = TemporaryDirectory("public-file")
+        do { _ = try PublicFile.read(tmp.path + "/absent"); Issue.record("read a missing file") } catch {
+            guard case .io(_, "open", ENOENT) = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(throws: TokenStoreError.self) { _ = try PublicFile.read(tmp.path) }
+        let fifo = tmp.path + "/fifo"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        #expect(throws: TokenStoreError.self) { _ = try PublicFile.read(fifo) }
+        let big = tmp.path + "/big"
+        owner.write(big, String(repeating: "x", count: 100), mode: 0o644)
+        #expect(throws: TokenStoreError.tooLarge(path: big, size: 100, limit: 10)) { _ = try PublicFile.read(big, limit: 10) }
+        let link = tmp.path + "/link.pem"
+        symlink(big, link)
+        #expect((try? PublicFile.read(link))?.count == 100)
+    }
+}

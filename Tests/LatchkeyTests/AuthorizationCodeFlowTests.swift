@@ -90,6 +90,27 @@ import LatchkeyTesting
         #expect(throws: LatchkeyError.self) { try PastedRedirectReceiver.parse("   ") }
     }
 
+    /// Stdin closed before anything was pasted is the person's input ending, not a signal: a
+    /// configuration-class error (the CLI's exit 2) that says so; only cancellation is `.cancelled`.
+    @Test func endOfInputBeforeAPasteIsNotAnInterruption() async {
+        let ended = PastedRedirectReceiver(redirectURI: PastedRedirectReceiver.defaultRedirectURI, readLine: { nil })
+        do {
+            _ = try await ended.receive(timeout: nil, accepting: { _ in true })
+            Issue.record("end of input was accepted")
+        } catch {
+            #expect(error.category == .configuration, "\(error)")
+            #expect(error.message == "no redirect URL was pasted: end of input")
+        }
+        let cancelled = PastedRedirectReceiver(redirectURI: PastedRedirectReceiver.defaultRedirectURI,
+                                               readLine: { throw CancellationError() })
+        do {
+            _ = try await cancelled.receive(timeout: nil, accepting: { _ in true })
+            Issue.record("a cancelled read was accepted")
+        } catch {
+            #expect(error.category == .cancelled, "\(error)")
+        }
+    }
+
     @Test func pkceRFC7636AppendixB() throws {
         let p = try PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
         #expect(p.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")

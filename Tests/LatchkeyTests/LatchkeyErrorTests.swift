@@ -22,6 +22,9 @@ import LatchkeyHTTP
         (.configuration(.unusableIssuer("http://idp.example")), .configuration),
         (.configuration(.unusableRedirectURI("urn:x", reason: "needs loopback")), .configuration),
         (.configuration(.missingPasteReader), .configuration),
+        (.configuration(.endOfPastedInput), .configuration),
+        // A named CA bundle that cannot be read is a setting to fix, not the network failing.
+        (.network(.unreadableCABundle(path: "/ca.pem", errno: 2)), .configuration),
     ]
 
     @Test func categoriesGroupWhatTheCallerDoes() {

@@ -393,4 +393,18 @@ import LatchkeyTesting
         #expect(json["auth_method"] == .string("tls_client_auth"))
         #expect(try ProfileSettings(json: json, path: "p") == settings)
     }
+
+    @Test func theProfileRemembersTheCABundleByPathLast() throws {
+        var settings = ProfileSettings(client: testConfiguration(authMethod: .none), keySource: .machine)
+        guard case .object(let bare) = settings.json else { Issue.record("not an object"); return }
+        #expect(bare["ca_file"] == nil, "written only when set")
+        settings.caFile = "/etc/latchkey/corp-ca.pem"
+        guard case .object(let json) = settings.json else { Issue.record("not an object"); return }
+        #expect(json["ca_file"] == .string("/etc/latchkey/corp-ca.pem"))
+        #expect(json.keys.last == "ca_file")
+        #expect(try ProfileSettings(json: json, path: "p") == settings)
+        var wrong = json
+        wrong["ca_file"] = .number("1")
+        #expect(throws: ProfileFileError.self) { _ = try ProfileSettings(json: wrong, path: "p") }
+    }
 }

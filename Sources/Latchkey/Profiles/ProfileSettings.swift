@@ -20,12 +20,16 @@ public struct ProfileSettings: Sendable, Equatable {
     /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
     /// itself is never copied into the profile.
     public var clientKeyFile: String?
+    /// The PEM CA bundle `login --ca-file` named, by absolute path: the profile's default, below a
+    /// later `--ca-file` or the CA variables of the environment. Read at each use, never copied.
+    public var caFile: String?
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
         [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
          ("post_logout_redirect_uri", \.postLogoutRedirectURI), ("client_key_file", \.clientKeyFile),
-         ("client_cert_file", \.clientCertificateFile), ("client_cert_key_file", \.clientCertificateKeyFile)]
+         ("client_cert_file", \.clientCertificateFile), ("client_cert_key_file", \.clientCertificateKeyFile),
+         ("ca_file", \.caFile)]
     }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.

@@ -10,6 +10,9 @@ enum FileOwnershipPolicy: Sendable {
     /// with an ACL, which shows in the group bits; `$CREDENTIALS_DIRECTORY` is private to the unit.
     /// So root or the effective user may own it, and only the "other" bits are refused.
     case systemdCredential
+    /// Public files a person names (a client certificate): any owner and mode, since nothing in
+    /// them is secret; still only a regular file, so a FIFO or a device cannot stand in.
+    case anyOwner
 
     /// Throws unless `info` (from `fstat` of `path`) is a regular file this policy accepts.
     func check(_ info: stat, path: String) throws(TokenStoreError) {
@@ -30,6 +33,8 @@ enum FileOwnershipPolicy: Sendable {
             guard info.st_mode & 0o007 == 0 else {
                 throw .unsafePermissions(path: path, reason: "mode \(Self.octal(info.st_mode)) lets others access it")
             }
+        case .anyOwner:
+            break
         }
     }
 

@@ -33,7 +33,7 @@ enum FetchCommand {
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
-        let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes))
+        let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes), settings: settings)
         let transport = AuthorizedTransport(base: base, source: session, allowed: [plan.request.url])
         let request = plan.request
         let file = try plan.output.map { try OutputFile(stagingFor: $0) }
@@ -54,7 +54,14 @@ enum FetchCommand {
             let why = target == response.url.origin ? "more than \(maxRedirects) redirects" : "another origin"
             context.console.warn("not following the \(response.status) redirect to \(target) (\(why)); the access token is not sent there")
         }
-        return response.status >= 400 ? 10 : 0
+        guard response.status >= 400 else { return 0 }
+        // One line for cron logs and journals: the status and where (query secrets redacted, server
+        // text made terminal-safe), never the body, which stdout or --output already has.
+        if !context.console.quiet {
+            let url = TerminalText.singleLine(HTTPRedaction.redact(url: response.url.absoluteString))
+            context.console.error("latchkey: HTTP \(response.status) from \(url)\n")
+        }
+        return 10
     }
 
     /// The request from the options; usage errors for anything malformed or reserved.
@@ -75,8 +82,10 @@ enum FetchCommand {
             headers.append(("Content-Type", "application/x-www-form-urlencoded")) // as curl --data does
         }
         let method = args.string("request") ?? (hasData ? "POST" : "GET")
-        guard isToken(method) else {
-            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch")
+        // Sent as given in the request line and a DPoP proof's `htm` alike (methods are case-sensitive).
+        guard HTTPRequest.isValidMethod(method) else {
+            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch",
+                             hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
         return Plan(request: request, include: args.has("include"), output: args.string("output"))

@@ -166,6 +166,9 @@ enum LoginCommand {
         var settings = ProfileSettings(client: client, keySource: .machine)
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
         try rememberClientCertificate(args, existing: existing, into: &settings)
+        // `--ca-file` on login becomes the profile's bundle (by absolute path, read at each use).
+        settings.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
+            ?? existing?.caFile
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         do {
             settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
@@ -238,11 +241,11 @@ enum LoginCommand {
         }
         if (settings.clientCertificateFile == nil) != (settings.clientCertificateKeyFile == nil) {
             throw UsageError("--client-cert-file and --client-cert-key-file go together", command: "login",
-                             hint: "give the PEM certificate and its private key (owner-only files)")
+                             hint: "give the PEM certificate and its private key (the key owner-only)")
         }
         if method.usesClientCertificate && (settings.clientCertificateFile == nil || settings.clientCertificateKeyFile == nil) {
             throw UsageError("--auth-method \(method.rawValue) needs --client-cert-file and --client-cert-key-file", command: "login",
-                             hint: "give the PEM certificate and its private key (owner-only files); they are remembered by path")
+                             hint: "give the PEM certificate and its private key (the key owner-only); they are remembered by path")
         }
     }
 

@@ -21,9 +21,7 @@ struct ProofTarget: Sendable {
             throw UsageError("a DPoP proof needs the request it is for: --method M --url URL", command: command)
         }
         // RFC 9110 §9.1: a method is a token.
-        guard !method.isEmpty, method.utf8.allSatisfy({ c in
-            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
-        }) else {
+        guard HTTPRequest.isValidMethod(method) else {
             throw UsageError("--method must be an HTTP method such as GET or POST, got '\(method)'", command: command)
         }
         let url: HTTPURL

@@ -55,6 +55,7 @@ enum StatusCommand {
         if let key = settings?.clientKeyFile { files["client_key"] = .string(key) }
         o["files"] = .object(files)
         o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
+        o["ca_file"] = settings?.caFile.map(JSONValue.string) ?? .null
         return .object(o)
     }
 
@@ -89,6 +90,7 @@ enum StatusCommand {
             if settings?.keySource == .machine { rows.append(("machine key", paths.machineKey)) }
         }
         if let key = settings?.clientKeyFile { rows.append(("client key", key)) }
+        if let ca = settings?.caFile { rows.append(("ca file", ca)) }
         let width = rows.map(\.0.count).max() ?? 0
         // Issuer, subject and scope come from the server; every value is sanitised alike.
         return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + TerminalText.singleLine($0.1) + "\n" }.joined()

@@ -57,6 +57,13 @@ struct FailureReport: Sendable {
             let issuer = problem.issuerMeant ?? ""
             self.init(exitCode: 2, code: error.code, message: problem.description,
                       hint: "pass --issuer \(issuer)")
+        case .network(.unreadableCABundle):
+            // An option file that cannot be read is a usage error (cli.md, exit 2), not a network one.
+            self.init(exitCode: 2, code: "usage", message: error.message,
+                      hint: "check --ca-file, LATCHKEY_CA_FILE, SSL_CERT_FILE and the profile's ca file (`latchkey status`)")
+        case .configuration(.endOfPastedInput):
+            self.init(exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
+                      hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
         case .configuration(let problem):
             self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
                       hint: "run `latchkey login --help` for the options that supply it")

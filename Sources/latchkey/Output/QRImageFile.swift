@@ -1,4 +1,5 @@
 import Glibc
+import LatchkeyHTTP
 import LatchkeyQR
 import Synchronization
 
@@ -30,7 +31,30 @@ final class QRImageFile: Sendable {
         }
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         guard name.count > 4 else { throw UsageError("--qr-file needs a file name, got '\(path)'", command: "login") }
+        try Self.checkFolder(of: path)
         self.path = path
+    }
+
+    /// The folder must exist and be writable now, before anything is sent: a kiosk whose image
+    /// cannot be written would show a blank screen for the whole life of the code.
+    static func checkFolder(of path: String) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let hint = "create the folder, writable by the user latchkey runs as, or name another; nothing was sent"
+        var info = stat()
+        guard stat(folder, &info) == 0 else {
+            let code = errno
+            throw UsageError(code == ENOENT ? "--qr-file: the folder \(folder) does not exist"
+                                            : "--qr-file: cannot use the folder \(folder): \(ErrnoText.describe(code))",
+                             command: "login", hint: hint)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw UsageError("--qr-file: \(folder) is not a folder", command: "login", hint: hint)
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw UsageError("--qr-file: the folder \(folder) is not writable (\(ErrnoText.describe(errno)))", command: "login",
+                             hint: hint)
+        }
     }
 
     /// The image bytes of the QR code of `text`.

@@ -6,8 +6,11 @@ struct GlobalOptions: Sendable {
     var profile: String
     /// `--state-dir` or `LATCHKEY_STATE_DIR`; nil means the platform default.
     var stateDirectoryOverride: String?
-    /// `--ca-file`, `LATCHKEY_CA_FILE`, then `SSL_CERT_FILE`; nil means the system bundle.
+    /// The CA bundle named for this run: `--ca-file`, `LATCHKEY_CA_FILE`, then `SSL_CERT_FILE`;
+    /// nil means the profile's bundle from `login --ca-file`, else the system bundle.
     var caFile: String?
+    /// `--ca-file` as given on this command line: what `login` remembers.
+    var caFileOption: String?
     /// `--json`.
     var json: Bool
     /// `-v/--verbose`.
@@ -22,7 +25,8 @@ struct GlobalOptions: Sendable {
         if let dir = stateDirectoryOverride, dir.isEmpty {
             throw UsageError("--state-dir needs a directory")
         }
-        caFile = parsed.string("ca-file") ?? environment["LATCHKEY_CA_FILE"] ?? environment["SSL_CERT_FILE"]
+        caFileOption = parsed.string("ca-file")
+        caFile = caFileOption ?? environment["LATCHKEY_CA_FILE"] ?? environment["SSL_CERT_FILE"]
         json = parsed.has("json")
         verbose = parsed.has("verbose")
         quiet = parsed.has("quiet")

@@ -1,28 +1,59 @@
 import Glibc
+import LatchkeyCrypto
 import LatchkeyHTTP
 import Synchronization
 
 /// `fetch --output FILE`: the response lands whole or not at all. The body streams into a
-/// temporary file in the same folder (O_EXCL, 0600: a response may hold personal data), which is
-/// fsynced and renamed over FILE only once the whole answer has arrived. On any failure (a cut
-/// connection, a body over the limit, a signal) the temporary file is deleted, so FILE keeps its
-/// old contents and no half-written file is left behind.
+/// temporary file in the same folder (0600: a response may hold personal data), which is fsynced
+/// and renamed over FILE only once the whole answer has arrived. On any failure (a cut connection,
+/// a body over the limit, a signal) the temporary file is deleted, so FILE keeps its old contents
+/// and no half-written file is left behind. The temporary name is unpredictable and opened with
+/// O_EXCL|O_NOFOLLOW, so a file or link someone planted in the folder can neither block the write
+/// nor be written through, and only the file this process created is ever deleted.
 final class OutputFile: HTTPBodySink {
     let path: String
     let temporary: String
     private let fd: Int32
     private let finished = Atomic<Bool>(false)
 
-    /// Creates the temporary file next to `path` (before any request is sent, so a folder that
-    /// cannot be written fails first).
-    init(stagingFor path: String) throws {
+    /// Names tried before giving up when each one is taken (a collision of 96 random bits is
+    /// someone's doing, not chance).
+    static let attempts = 8
+
+    /// Creates the temporary file `.NAME.latchkey-SUFFIX` next to `path` (before any request is
+    /// sent, so a folder that cannot be written fails first); a name that exists is never
+    /// touched, another suffix is drawn. `suffix` is the random one but for tests.
+    init(stagingFor path: String, suffix: () throws -> String = OutputFile.randomSuffix) throws {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         self.path = path
-        temporary = directory + "/." + name + ".latchkey-\(getpid())"
-        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.failure(path, "create a temporary file next to", errno) }
+        var tries = 0
+        while true {
+            let candidate = directory + "/." + name + ".latchkey-" + (try suffix())
+            let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if opened >= 0 {
+                temporary = candidate
+                fd = opened
+                return
+            }
+            let code = errno
+            if code == EINTR { continue }
+            tries += 1
+            // Thrown before every property is set, so no deinit runs and nothing is unlinked.
+            guard code == EEXIST, tries < Self.attempts else { throw Self.failure(path, "create a temporary file next to", code) }
+        }
+    }
+
+    /// 96 bits from the system random source, as 24 lower-case hex digits.
+    static func randomSuffix() throws -> String {
+        let bytes: [UInt8]
+        do { bytes = try SecureRandom().bytes(12) } catch {
+            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                                 hint: "check that getrandom(2) works in this environment")
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
     func write(_ bytes: ArraySlice<UInt8>) throws {

@@ -52,18 +52,21 @@ struct ProfileAccess: Sendable {
 
     /// The HTTP transport: CA bundle, proxy from the environment, and the `--verbose` log;
     /// `limits` bound the response (`fetch` accepts larger bodies than the provider's endpoints).
-    func transport(limits: HTTPResponseParser.Limits = .init()) -> HTTPClient {
-        HTTPClient(configuration: configuration(limits: limits))
+    /// `settings`: the profile's, whose remembered CA bundle is the default.
+    func transport(limits: HTTPResponseParser.Limits = .init(), settings: ProfileSettings? = nil) -> HTTPClient {
+        HTTPClient(configuration: configuration(limits: limits, settings: settings))
     }
 
     /// The configuration behind `transport`.
-    func configuration(limits: HTTPResponseParser.Limits = .init()) -> HTTPClient.Configuration {
+    func configuration(limits: HTTPResponseParser.Limits = .init(), settings: ProfileSettings? = nil) -> HTTPClient.Configuration {
         let logger: (@Sendable (String) -> Void)? = context.globals.verbose
             ? { @Sendable line in Console.write(2, line + "\n") } : nil
-        // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE and the system bundle.
+        // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE, the profile's
+        // bundle from `login --ca-file`, and the system bundle (cli.md, global options).
         let caFile = [context.globals.caFile, context.environment.lookup("LATCHKEY_CA_FILE")]
             .compactMap { $0 }.first { !$0.isEmpty }
-        var configuration = HTTPClient.Configuration.fromEnvironment(context.environment.snapshot(), caFile: caFile, logger: logger)
+        var configuration = HTTPClient.Configuration.fromEnvironment(context.environment.snapshot(), caFile: caFile,
+                                                                     remembered: settings?.caFile, logger: logger)
         configuration.limits = limits
         return configuration
     }
@@ -72,7 +75,7 @@ struct ProfileAccess: Sendable {
     /// only on the provider connections where the client authenticates; nil when none is set.
     func mutualTLS(_ settings: ProfileSettings) -> MutualTLS? {
         guard let certificate = settings.clientCertificateFile, let key = settings.clientCertificateKeyFile else { return nil }
-        let base = configuration()
+        let base = configuration(settings: settings)
         return MutualTLS(source: ClientCertificateFiles(certificatePath: certificate, keyPath: key)) { identity in
             var configuration = base
             configuration.clientIdentity = identity
@@ -87,7 +90,7 @@ struct ProfileAccess: Sendable {
             throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
                                  hint: "check that getrandom(2) works in this environment")
         }
-        return Session(configuration: settings.client, store: store, transports: EndpointTransports(transport()), random: random,
+        return Session(configuration: settings.client, store: store, transports: EndpointTransports(transport(settings: settings)), random: random,
                        clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
                        clientKey: ClientAssertionOptions.keySource(settings))
     }
