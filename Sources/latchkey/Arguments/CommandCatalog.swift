@@ -17,7 +17,7 @@ enum CommandCatalog {
     ]
 
     static let passphraseFile = OptionSpec.value(
-        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE",
+        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE (yours, mode 0600)",
         default: "prompt on a TTY", env: ["LATCHKEY_PASSPHRASE"])
     static let clientSecretFile = OptionSpec.value(
         "client-secret-file", "FILE", help: "read the client secret (confidential clients) from FILE",

@@ -191,6 +191,8 @@ struct FailureReport: Sendable {
             return "supply the passphrase with --passphrase-file or LATCHKEY_PASSPHRASE, or check the key source; if the file was tampered with, run `latchkey logout --no-revoke` and `latchkey login`"
         case .unsafePermissions, .wrongOwner:
             return "fix the owner and permissions (chmod 600 for files, 700 for the state directory)"
+        case .reservationFailed:
+            return "free some space where the state directory is (df), then run the command again: the stored session still works"
         default:
             return "check the state directory, its permissions and the key source"
         }
