@@ -1,43 +1,74 @@
 import LatchkeyHTTP
 
-/// The difference between the server's clock (its `Date` header) and ours. Appliances often boot
-/// with a wrong clock; when the difference exceeds the leeway, ID-token time checks follow the
-/// server's clock (exp/iat are the server's statements about its own clock), but only up to
-/// `maxShift`, and the whole skew is reported.
+/// The difference between the provider's clock (the `Date` header of its answers) and ours.
+/// Appliances often boot with a wrong clock (no battery-backed clock, NTP not reached yet); when
+/// the difference exceeds the leeway, ID-token time checks follow the provider's clock (`exp`,
+/// `iat` and `nbf` are its statements about its own clock), up to `maxShift`, and the offset is
+/// reported so the device's clock gets fixed.
 public enum ClockSkew {
-    /// The most the `Date` header may move the clock that ID-token `exp`, `iat` and `nbf` are judged
-    /// by: 5 minutes (Kerberos' customary maximum skew).
+    /// The largest offset time checks follow: 24 hours. Beyond it ID-token times are refused
+    /// (`IDTokenError.clockOffsetTooLarge`).
     ///
-    /// Why a bound: the header is not signed and may be set by any proxy or load balancer on the
-    /// path, so unbounded it would let one unauthenticated line revive an expired ID token or
-    /// refuse a fresh one (a day off does either). Why this size: ID tokens live minutes to an hour,
-    /// so a larger shift would already decide most `exp` checks by the header alone, while 5 minutes
-    /// still covers the common drift of a device without NTP. Beyond it, verification fails with the
-    /// skew in the warning, and the fix is the device's clock.
-    public static let maxShift: Double = 300
+    /// Why this much is safe: only a `Date` that arrived over TLS from the provider (or over
+    /// loopback, from this machine itself; see `authenticatedServerDate`) is used, so it is the
+    /// provider's statement, as the token's own claims are; a network attacker cannot move it.
+    /// Why a bound at all: a day covers a board that booted with a stale clock or in the wrong
+    /// time zone setting; more than that is a broken clock (often 1970 or 2000), and a person
+    /// should look at it rather than have every time check silently follow the server.
+    public static let maxShift: Double = 86_400
 
     /// `serverDate - localNow` in seconds, or nil without a server date.
     public static func measure(serverDate: Timestamp?, localNow: Timestamp) -> Double? {
         serverDate.map { $0.timeIntervalSince(localNow) }
     }
 
+    /// The offset `response` shows, when it carries a `Date` that can be trusted to be the
+    /// provider's (`authenticatedServerDate`).
+    public static func measure(_ response: HTTPResponse, localNow: Timestamp) -> Double? {
+        measure(serverDate: authenticatedServerDate(response), localNow: localNow)
+    }
+
+    /// The response's `Date` when it came over TLS (https: the provider, or whoever holds its
+    /// certificate, said it) or from a loopback address (this machine; the test providers), else nil.
+    public static func authenticatedServerDate(_ response: HTTPResponse) -> Timestamp? {
+        guard response.url.isTLS || LoopbackAddress.isLoopbackHost(response.url.host) else { return nil }
+        return response.serverDate
+    }
+
+    /// True when `skew` is more than `leeway` either way: time checks then follow the provider.
+    public static func isSignificant(_ skew: Double?, leeway: Double) -> Bool {
+        guard let skew else { return false }
+        return abs(skew) > leeway
+    }
+
     /// The time source to judge a fresh response's ID token by: `time` itself when the skew is
-    /// within `leeway` (HTTP dates have one-second resolution), else `time` shifted towards the
-    /// server's clock by the skew, at most `maxShift` either way.
+    /// within `leeway` (HTTP dates have one-second resolution), else `time` moved to the provider's
+    /// clock, at most `maxShift` either way (`check` refuses more).
     public static func timeSource(_ time: any TimeSource, skew: Double?, leeway: Double) -> any TimeSource {
-        guard let skew, abs(skew) > leeway else { return time }
+        guard let skew, isSignificant(skew, leeway: leeway) else { return time }
         return ShiftedTimeSource(base: time, offset: min(max(skew, -maxShift), maxShift))
     }
 
-    /// A one-line warning for a skew beyond `leeway`, or nil.
+    /// Throws `.verification(.clockOffsetTooLarge)` when `skew` exceeds `maxShift`, before
+    /// an ID token's times are judged.
+    public static func check(_ skew: Double?) throws(LatchkeyError) {
+        guard let skew, abs(skew) > maxShift else { return }
+        throw .verification(.clockOffsetTooLarge(seconds: Int64(skew.rounded())))
+    }
+
+    /// The offset in whole seconds, provider minus local (positive: the local clock is behind).
+    public static func seconds(_ skew: Double) -> Int64 { Int64(skew.rounded()) }
+
+    /// The one-line diagnosis for a skew beyond `leeway`, or nil: "the local clock is 600 s behind
+    /// the provider's; check NTP".
     public static func warning(skew: Double?, leeway: Double) -> String? {
-        guard let skew, abs(skew) > leeway else { return nil }
-        let seconds = Int64(abs(skew).rounded())
-        let cap = Int64(maxShift)
-        let use = abs(skew) > maxShift
-            ? "time checks follow the server's clock by at most \(cap) s, so ID tokens may be refused"
-            : "time checks use the server's clock, up to \(cap) s away"
-        return "the local clock is \(seconds) s \(skew > 0 ? "behind" : "ahead of") the server's; check NTP (\(use))"
+        guard let skew, isSignificant(skew, leeway: leeway) else { return nil }
+        return warningLine(seconds(skew))
+    }
+
+    /// "the local clock is N s behind/ahead of the provider's; check NTP" for an offset of `seconds`.
+    public static func warningLine(_ seconds: Int64) -> String {
+        "the local clock is \(seconds.magnitude) s \(seconds > 0 ? "behind" : "ahead of") the provider's; check NTP"
     }
 }
 

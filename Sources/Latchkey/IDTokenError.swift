@@ -28,6 +28,9 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case authRequestIDMismatch
     /// On refresh, a claim of the new ID token differs from the previous one (OIDC Core §12.2).
     case refreshMismatch(claim: String, expected: String, got: String)
+    /// The provider's `Date` shows the local clock off by more than `ClockSkew.maxShift`
+    /// (`seconds`: provider minus local), too far for its times to be judged.
+    case clockOffsetTooLarge(seconds: Int64)
 
     /// One line saying what was expected and what was got.
     public var description: String {
@@ -45,6 +48,9 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noAllowedAlgorithm(let adv): return "no allowed signing algorithm among those advertised (\(adv.joined(separator: ", ")))"
         case .authRequestIDMismatch: return "ID token auth_req_id claim does not match the authentication request"
         case .refreshMismatch(let c, let e, let g): return "refreshed ID token changed \"\(c)\": expected \"\(e)\" got \"\(g)\""
+        case .clockOffsetTooLarge(let seconds):
+            return "the local clock is \(seconds.magnitude) s \(seconds > 0 ? "behind" : "ahead of") the provider's, more than 24 h:"
+                + " ID token times cannot be judged; set the clock (NTP) and try again"
         }
     }
 }

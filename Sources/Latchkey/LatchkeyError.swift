@@ -96,6 +96,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"
+        case .verification(.clockOffsetTooLarge): return "clock_skew"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
         case .configuration: return "configuration_error"
@@ -115,6 +116,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .protocolViolation(let r): return "protocol error: \(r)"
         case .oauth(let e, _): return "the server refused the request: \(e.description)"
         case .issuerMismatch(let expected, let got): return "issuer mismatch: expected \(expected) got \(got)"
+        case .verification(.clockOffsetTooLarge(let seconds)): return IDTokenError.clockOffsetTooLarge(seconds: seconds).description
         case .verification(let e): return "token verification failed: \(e.description)"
         case .storage(let e): return "token storage failed: \(e)"
         case .configuration(let problem): return problem.description

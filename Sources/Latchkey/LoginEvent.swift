@@ -18,6 +18,10 @@ public enum LoginEvent: Sendable {
     /// A public client asked for `offline_access` without DPoP: its refresh token will be a bearer
     /// secret on this device. Sent before the flow starts.
     case offlineAccessWithoutDPoP
+    /// The provider's clock (its answer's `Date`) is `offsetSeconds` ahead of the local one
+    /// (negative: behind), more than the leeway: ID-token times are judged by the provider's
+    /// clock (up to `ClockSkew.maxShift`). Sent before the ID token is verified.
+    case clockSkew(offsetSeconds: Int64)
     /// Signed in and saved; `tokenBinding` says whether the tokens are bound to the session's key.
     case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool,
                     tokenBinding: TokenBinding)

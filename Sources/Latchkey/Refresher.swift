@@ -12,19 +12,26 @@ struct Refresher: Sendable {
     let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
     var skewObserver: @Sendable (Double?) async -> Void = { _ in }
 
-    func refreshUnderLock(minTTL: Double, force: Bool) async throws -> Token {
+    func refreshUnderLock(margin: RefreshMargin, force: Bool) async throws -> Token {
         try await store.withLock {
             let session: StoredSession?
             do { session = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard let session else { throw LatchkeyError.notSignedIn }
             // Another task or process may have refreshed while we waited for the lock.
-            if !force, session.token.isValid(at: time.now(), minTTL: minTTL) { return session.token }
+            if !force, session.isFresh(at: time.now(), margin: margin) { return session.token }
             do {
-                return try await refresh(session).token
-            } catch let error as LatchkeyError where !force && Refresher.isTransient(error) && session.token.isValid(at: time.now(), minTTL: 0) {
-                // Refreshing early failed for a passing reason (network, 5xx) but the token has not
-                // expired yet: hand it out rather than fail a caller that could still use it.
-                return session.token
+                let token = try await refresh(session).token
+                store.recordRefresh(RefreshAttempt(at: time.now()))
+                return token
+            } catch let error as LatchkeyError {
+                store.recordRefresh(RefreshAttempt(at: time.now(), failure: error.message))
+                if !force && Refresher.isTransient(error) && session.token.isValid(at: time.now(), minTTL: 0) {
+                    // Refreshing early failed for a passing reason (network, 5xx, no room to save
+                    // yet) but the token has not expired: hand it out rather than fail a caller
+                    // that could still use it.
+                    return session.token
+                }
+                throw error
             }
         }
     }
@@ -34,6 +41,8 @@ struct Refresher: Sendable {
         switch error {
         case .network(let e): return DeviceAuthorizationFlow.isRetryable(e)
         case .oauth(.unexpectedStatus(let status), _): return status >= 500 || status == 429
+        // Nothing was sent, so the session is as good as before.
+        case .storage(let e as TokenStoreError): if case .reservationFailed = e { return true } else { return false }
         default: return false
         }
     }
@@ -43,6 +52,10 @@ struct Refresher: Sendable {
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
+        // Before the request: once the provider has rotated the refresh token, a save that fails for
+        // lack of space would lose the session.
+        let reserved = try reserve()
+        defer { reserved.release() }
         var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
         if let dpop = session.dpop {
             // A bound session refreshes with a proof from its key, and its tokens must stay bound.
@@ -70,6 +83,7 @@ struct Refresher: Sendable {
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
             do {
+                try ClockSkew.check(skew)
                 let verifier = try IDTokenVerifier.forClient(configuration, metadata: session.metadata,
                                                              keySet: try await keySetProvider(session.metadata),
                                                              time: ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway))
@@ -94,7 +108,7 @@ struct Refresher: Sendable {
         }
         // Save before returning or throwing: a rotated refresh token must never be lost, even when the
         // new ID token is refused (the last verified one is kept then).
-        do { try store.save(updated) } catch { throw .storage(error) }
+        do { try reserved.save(updated) } catch { throw .storage(error) }
         if let verificationError { throw verificationError }
         return updated
     }
@@ -104,6 +118,8 @@ struct Refresher: Sendable {
     /// its stored session (nothing a person can sign in again to fix); what the server sent is
     /// reported as it is.
     func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+        let reserved = try reserve()
+        defer { reserved.release() }
         var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
         if let dpop = session.dpop {
             pipeline.nonces.merge(dpop.nonces)
@@ -117,7 +133,11 @@ struct Refresher: Sendable {
         updated.token = ClientCredentialsToken.token(from: response, at: now)
         updated.updatedAt = now
         updated.dpop?.nonces = pipeline.nonces.all
-        do { try store.save(updated) } catch { throw .storage(error) }
+        do { try reserved.save(updated) } catch { throw .storage(error) }
         return updated
+    }
+
+    private func reserve() throws(LatchkeyError) -> any ReservedSave {
+        do { return try store.reserveSave() } catch { throw .storage(error) }
     }
 }

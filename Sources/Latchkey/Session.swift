@@ -67,14 +67,20 @@ public actor Session: TokenSource {
     /// no network I/O and takes no lock. Otherwise it refreshes (single-flight) and saves first.
     /// Throws `.notSignedIn`, `.reauthenticationRequired` (tokens cleared), `.storage`, `.network`, ….
     public func validToken(minTTL: Double = 60, forceRefresh: Bool = false) async throws(LatchkeyError) -> Token {
-        if !forceRefresh, let cached = try cachedToken(minTTL: minTTL) { return cached }
-        return try await refreshSingleFlight(minTTL: minTTL, force: forceRefresh)
+        try await validToken(margin: .seconds(minTTL), forceRefresh: forceRefresh)
+    }
+
+    /// `validToken(minTTL:)` with the margin as a `RefreshMargin`; `.standard` is 60 s, at most half
+    /// the token's lifetime, so short-lived tokens are not refreshed on every call.
+    public func validToken(margin: RefreshMargin, forceRefresh: Bool = false) async throws(LatchkeyError) -> Token {
+        if !forceRefresh, let cached = try store.cachedSession(margin: margin, at: time.now()) { return cached.token }
+        return try await refreshSingleFlight(margin: margin, force: forceRefresh)
     }
 
     /// `TokenSource`: a token valid for at least 60 s; with `rejected` (refused by a resource server),
     /// a different one: the stored token when another caller has replaced it already, else a refresh.
     public func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {
-        guard let rejected else { return try await validToken() }
+        guard let rejected else { return try await validToken(margin: .standard) }
         if let current = try loadSession()?.token, current.isValid(at: time.now(), minTTL: 0),
            !ConstantTime.equals(Array(current.accessToken.utf8), Array(rejected.accessToken.utf8)) {
             return current
@@ -91,7 +97,7 @@ public actor Session: TokenSource {
     /// Refreshes now, whatever the expiry, and returns the saved session.
     @discardableResult
     public func refresh() async throws(LatchkeyError) -> StoredSession {
-        _ = try await refreshSingleFlight(minTTL: 0, force: true)
+        _ = try await refreshSingleFlight(margin: .seconds(0), force: true)
         guard let session = try loadSession() else { throw .notSignedIn }
         return session
     }
@@ -103,14 +109,14 @@ public actor Session: TokenSource {
     /// waiting at once while others still wait; the refresh itself, and its HTTP request, is
     /// cancelled only when no caller is left, and that last caller returns once the refresh has
     /// unwound, so an interrupted program never exits in the middle of saving.
-    private func refreshSingleFlight(minTTL: Double, force: Bool) async throws(LatchkeyError) -> Token {
+    private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
         let pipeline: ProviderPipeline
         do { pipeline = try self.pipeline() } catch { throw Self.mapped(error) }
         let refresher = Refresher(configuration: configuration, store: store, pipeline: pipeline, time: time,
                                   keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
                                   skewObserver: { [self] skew in await self.record(skew: skew) })
         do {
-            return try await refreshes.run { try await refresher.refreshUnderLock(minTTL: minTTL, force: force) }
+            return try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
         } catch {
             throw Self.mapped(error)
         }
@@ -187,8 +193,12 @@ public actor Session: TokenSource {
         }
         let receivedAt = time.now()
         skew = ClockSkew.measure(serverDate: response.serverDate, localNow: receivedAt)
+        if let skew, ClockSkew.isSignificant(skew, leeway: configuration.leeway) {
+            events(.clockSkew(offsetSeconds: ClockSkew.seconds(skew)))
+        }
         var verified: VerifiedIDToken?
         if flow != .clientCredentials, let idToken = response.idToken {
+            try ClockSkew.check(skew)
             let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
             verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySet(for: meta), time: judge)
                 .verify(idToken, nonce: nonce, accessToken: response.accessToken, authRequestID: authRequestID)

@@ -17,7 +17,8 @@ public struct TokenResponse: Sendable, Equatable {
     public var idToken: String?
     /// The whole response object, for extra members.
     public var raw: JSONObject
-    /// The server's `Date` header, for clock-skew detection (`ClockSkew`).
+    /// The server's `Date` header, for clock-skew detection (`ClockSkew`); only from an answer
+    /// over TLS or loopback (`ClockSkew.authenticatedServerDate`).
     public var serverDate: Timestamp?
 
     /// Makes a value (tests and custom grants).
@@ -86,7 +87,8 @@ public struct TokenResponse: Sendable, Equatable {
         let idToken = object.string("id_token").flatMap { $0.isEmpty ? nil : $0 }
         return .token(TokenResponse(accessToken: access, tokenType: type, refreshToken: refresh,
                                     expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),
-                                    idToken: idToken, raw: object, serverDate: response.serverDate))
+                                    idToken: idToken, raw: object,
+                                    serverDate: ClockSkew.authenticatedServerDate(response)))
     }
 
     /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit

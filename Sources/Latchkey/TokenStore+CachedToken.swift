@@ -11,9 +11,15 @@ extension TokenStore {
     /// `cachedToken`, with the whole stored session: a DPoP-bound one signs its proofs from the
     /// file alone (`StoredSession.dpopProof`).
     public func cachedSession(minTTL: Double, at now: Timestamp) throws(LatchkeyError) -> StoredSession? {
+        try cachedSession(margin: .seconds(minTTL), at: now)
+    }
+
+    /// `cachedSession(minTTL:at:)` with the margin as a `RefreshMargin` (`.standard`: 60 s, at
+    /// most half the token's lifetime).
+    public func cachedSession(margin: RefreshMargin, at now: Timestamp) throws(LatchkeyError) -> StoredSession? {
         let session: StoredSession?
         do { session = try load() } catch { throw .storage(error) }
         guard let session else { throw .notSignedIn }
-        return session.token.isValid(at: now, minTTL: minTTL) ? session : nil
+        return session.isFresh(at: now, margin: margin) ? session : nil
     }
 }

@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// Where a profile's session lives. The encrypted file (`EncryptedFileTokenStore`) is the default;
 /// library users can bring their own (a database row, a secret manager).
 ///
@@ -17,4 +19,52 @@ public protocol TokenStore: Sendable {
     func delete() throws
     /// Runs `body` while holding the store's exclusive lock.
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
+    /// Called under the lock before a refresh request is sent: reserves what the save of its
+    /// answer needs (disk space), so that save cannot then fail for lack of it. A refresh rotates
+    /// a one-use refresh token at the provider, so a save that fails after it loses the session;
+    /// when this throws, nothing is sent. The default reserves nothing and saves with `save`.
+    func reserveSave() throws -> any ReservedSave
+    /// Remembers how the last refresh attempt ended, best effort (never throws), for `status`;
+    /// called under the lock. The default forgets it.
+    func recordRefresh(_ attempt: RefreshAttempt)
+    /// The last recorded refresh attempt, or nil when none is known.
+    func lastRefresh() -> RefreshAttempt?
+}
+
+extension TokenStore {
+    /// Reserves nothing: the save is an ordinary `save`.
+    public func reserveSave() throws -> any ReservedSave { UnreservedSave(store: self) }
+    /// Forgets it.
+    public func recordRefresh(_ attempt: RefreshAttempt) {}
+    /// None known.
+    public func lastRefresh() -> RefreshAttempt? { nil }
+}
+
+/// The save of one refresh's answer, with its space already reserved (`TokenStore.reserveSave`).
+public protocol ReservedSave: Sendable {
+    /// Saves `session` atomically, as `TokenStore.save` does, into the reserved space. Once.
+    func save(_ session: StoredSession) throws
+    /// Gives the reserved space back when nothing is saved; harmless after `save`.
+    func release()
+}
+
+/// `ReservedSave` for a store that reserves nothing.
+struct UnreservedSave: ReservedSave {
+    let store: any TokenStore
+    func save(_ session: StoredSession) throws { try store.save(session) }
+    func release() {}
+}
+
+/// How one refresh attempt ended, as `status` reports it.
+public struct RefreshAttempt: Sendable, Equatable {
+    /// When it ended.
+    public var at: Timestamp
+    /// Nil when it succeeded; otherwise one line saying why it failed.
+    public var failure: String?
+
+    /// Makes a record.
+    public init(at: Timestamp, failure: String? = nil) {
+        self.at = at
+        self.failure = failure
+    }
 }

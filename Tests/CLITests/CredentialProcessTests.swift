@@ -153,10 +153,12 @@ struct EndSessionIdPProcessTests {
     }
 
     @Test func credentialGetRefreshesATokenThatIsAboutToExpire() throws {
-        // Access tokens of 30 s: below the 60 s minimum lifetime, so every `get` must refresh first.
+        // Access tokens of 30 s: the standard margin is then 15 s (half the lifetime, cli.md), so
+        // once less than that is left, `get` must refresh first.
         try withScriptedIdP("ok", ["--approve-after", "1", "--at-ttl", "30"]) { idp, cli in
             #expect(try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
             let stored = try cli.run(["token"]).stdoutText.split(separator: "\n").first.map(String.init) ?? ""
+            sleep(16)
             let refreshesBefore = idp.logLines().filter { $0.contains("refresh_token") }.count
             let host = "protocol=https\nhost=" + String(idp.issuer.dropFirst("http://".count)) + "\n"
             let answer = try cli.run(["credential", "get"], stdin: Array(host.utf8))

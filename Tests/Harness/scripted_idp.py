@@ -32,11 +32,14 @@ when --client-key-id is given, iss = sub = the body's client_id, aud = the issue
 
 usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
                        [--approve-after 2] [--fault-on device|token|refresh|jwks|discovery]
-                       [--fault-count 1] [--alg ES256|RS256|PS256] [--at-ttl 3600] [--list]
+                       [--fault-count 1] [--alg ES256|RS256|PS256] [--at-ttl 3600] [--clock-offset 0] [--list]
+--clock-offset SECONDS plays a provider whose clock is that far ahead of this machine's (negative:
+behind): its `Date` headers and the iat/exp of the tokens it signs follow that clock.
 Requires the `cryptography` package (installed by Tests/run-all.sh).
 """
 import argparse
 import base64
+import email.utils
 import hashlib
 import json
 import secrets
@@ -352,6 +355,7 @@ class State:
     def __init__(self, args, knobs: dict):
         self.args, self.k = args, knobs
         self.lock = threading.Lock()
+        self.clock_offset = args.clock_offset
         self.keys = [SigningKey(args.alg, "key-1")]
         if knobs.get("jwks_rotate"):
             self.keys.append(SigningKey(args.alg, "key-2"))
@@ -374,11 +378,19 @@ class State:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def now(self) -> float:
+        """The provider's clock: this machine's, moved by --clock-offset."""
+        return time.time() + self.clock_offset
+
     def signing_key(self) -> SigningKey:
         return self.keys[-1]  # with rotation, tokens are signed by the key the first JWKS lacks
 
 
 class Handler(BaseHTTPRequestHandler):
+    def date_time_string(self, timestamp=None):
+        # The Date header follows the provider's clock (--clock-offset).
+        return email.utils.formatdate(timestamp if timestamp is not None else self.state.now(), usegmt=True)
+
     protocol_version = "HTTP/1.1"
     server_version = "scripted-idp/1"
     state: State  # set on the subclass made in main()
@@ -702,7 +714,7 @@ class Handler(BaseHTTPRequestHandler):
             # A JWT access token (RFC 9068 shape) confirming the key (RFC 9449 §6.1).
             cnf = "A" * 43 if k.get("dpop_cnf_mismatch") else jkt
             key = st.signing_key()
-            now = int(time.time())
+            now = int(st.now())
             claims = {"iss": st.issuer, "sub": subject, "client_id": grant.get("client_id"), "iat": now,
                       "exp": now + st.args.at_ttl, "jti": secrets.token_urlsafe(16), "cnf": {"jkt": cnf}}
             signing_input = b64u(json.dumps({"alg": key.alg, "kid": key.kid, "typ": "at+jwt"}).encode()) + "." + \
@@ -723,7 +735,7 @@ class Handler(BaseHTTPRequestHandler):
     def _id_token(self, grant: dict, access_token: str, sub=None) -> str:
         st, k = self.state, self.state.k
         key = st.signing_key()
-        now = int(time.time())
+        now = int(st.now())
         at_hash = b64u(hashlib.sha256(access_token.encode()).digest()[:16])
         claims = {"iss": st.issuer, "sub": sub or k.get("id_token_sub", "scripted-user-1"), "aud": k.get("id_token_aud", grant.get("client_id")),
                   "iat": now, "exp": now + 600 + k.get("id_token_exp_offset", 0), "at_hash": at_hash,
@@ -1228,6 +1240,8 @@ def main() -> None:
     ap.add_argument("--alg", default="ES256", choices=["ES256", "RS256", "PS256"])
     ap.add_argument("--at-ttl", type=int, default=3600)
     ap.add_argument("--refresh-delay", type=float, default=0, help="seconds a refresh waits before it answers")
+    ap.add_argument("--clock-offset", type=float, default=0,
+                    help="seconds the provider's clock is ahead of the local one (Date headers, token iat/exp)")
     ap.add_argument("--list", action="store_true", help="print the scenario names and exit")
     ap.add_argument("--client-public-key", help="private-key-jwt scenarios: the client's public key (PEM)")
     ap.add_argument("--client-key-id", help="private-key-jwt scenarios: the kid every assertion must carry")

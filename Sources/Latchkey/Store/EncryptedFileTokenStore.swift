@@ -40,6 +40,7 @@ public final class EncryptedFileTokenStore: TokenStore {
     private let injectedRandom: (any RandomSource)?
     private let machineIDPath: String
     private let lockTimeout: Double
+    private let spaceReserver: SpaceReserver
     /// The last passphrase-derived key and its parameters, so a save after a load (refresh)
     /// neither asks for the passphrase again nor runs PBKDF2 again. HKDF keys are cheap and
     /// re-derived with a fresh salt on every write.
@@ -55,10 +56,12 @@ public final class EncryptedFileTokenStore: TokenStore {
     ///   - random: salts, nonces and the machine key; nil for the system's `SecureRandom`.
     ///   - machineIDPath: bound into the machine key's HKDF; tests point it elsewhere.
     ///   - lockTimeout: how long `withLock` waits before failing with ETIMEDOUT.
+    ///   - spaceReserver: reserves the disk space of the token file a refresh will write
+    ///     (`reserveSave`); tests inject a failure.
     public init(stateDirectory: String, profile: String, keySource: KeySource = .machine,
                 environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
                 random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
-                lockTimeout: Double = 120) {
+                lockTimeout: Double = 120, spaceReserver: SpaceReserver = .system) {
         self.stateDirectory = StateDirectory.trimmingTrailingSlashes(stateDirectory)
         self.profile = profile
         self.keySource = keySource
@@ -67,6 +70,7 @@ public final class EncryptedFileTokenStore: TokenStore {
         self.injectedRandom = random
         self.machineIDPath = machineIDPath
         self.lockTimeout = lockTimeout
+        self.spaceReserver = spaceReserver
     }
 
     /// The default state folder: `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/latchkey`,
@@ -125,6 +129,34 @@ public final class EncryptedFileTokenStore: TokenStore {
         return try await body()
     }
 
+    /// Creates the token file's temporary file now and reserves on disk the current file's size
+    /// plus `reservationMargin`; the save then writes into that space. Throws
+    /// `.reservationFailed` (the disk is full) without touching the token file.
+    public func reserveSave() throws -> any ReservedSave {
+        try validateProfile()
+        try StateDirectory.ensure(stateDirectory)
+        var info = stat()
+        let current = lstat(tokenFilePath, &info) == 0 ? Int(info.st_size) : 0
+        let staged = try StagedFile.create(path: tokenFilePath, directory: stateDirectory, fileName: profile + ".tokens",
+                                           random: try randomSource(), reserving: current + Self.reservationMargin,
+                                           reserve: spaceReserver.reserve)
+        return FileReservedSave(store: self, staged: staged)
+    }
+
+    /// What a refreshed file may grow by over the current one (longer tokens, a new ID token):
+    /// token files are a few KiB.
+    public static let reservationMargin = 16 * 1024
+
+    /// Writes the record into the lock file's first bytes (see `RefreshRecordFile`).
+    public func recordRefresh(_ attempt: RefreshAttempt) {
+        RefreshRecordFile.write(attempt, lockPath: lockFilePath)
+    }
+
+    /// The record in the lock file, if any.
+    public func lastRefresh() -> RefreshAttempt? {
+        RefreshRecordFile.read(lockPath: lockFilePath)
+    }
+
     // MARK: - Typed implementations
 
     /// `load()` with the error type spelled out.
@@ -151,12 +183,19 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     /// `save(_:)` with the error type spelled out.
     public func saveTyped(_ session: StoredSession) throws(TokenStoreError) {
+        let random = try randomSource()
+        let bytes = try sealed(session, random: random)
+        try AtomicFileWriter.write(bytes, to: tokenFilePath, directory: stateDirectory,
+                                   fileName: profile + ".tokens", random: random)
+    }
+
+    /// The token file's bytes for `session`.
+    fileprivate func sealed(_ session: StoredSession, random: any RandomSource) throws(TokenStoreError) -> [UInt8] {
         try validateProfile()
         guard session.profile == profile else {
             throw .profileMismatch(path: tokenFilePath, expected: profile, found: session.profile)
         }
         try StateDirectory.ensure(stateDirectory)
-        let random = try randomSource()
         let derivation: TokenFileKeyDerivation
         let key: SecretBytes
         if keySource == .passphrase, let cached = passphraseKeyCache.withLock({ $0 }) {
@@ -171,8 +210,11 @@ public final class EncryptedFileTokenStore: TokenStore {
         let nonce = try randomBytes(TokenFile.nonceByteCount, from: random)
         let file = try TokenFile.seal(session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce,
                                      fileKey: key, path: tokenFilePath)
-        try AtomicFileWriter.write(file.encoded(), to: tokenFilePath, directory: stateDirectory,
-                                   fileName: profile + ".tokens", random: random)
+        return file.encoded()
+    }
+
+    fileprivate func sealedWithOwnRandom(_ session: StoredSession) throws(TokenStoreError) -> [UInt8] {
+        try sealed(session, random: try randomSource())
     }
 
     // MARK: - Keys
@@ -234,4 +276,16 @@ public final class EncryptedFileTokenStore: TokenStore {
     private func validateProfile() throws(TokenStoreError) {
         guard Self.isValidProfileName(profile) else { throw .invalidProfileName(profile) }
     }
+}
+
+/// The save of a refresh's answer into the temporary file `reserveSave` created and sized.
+private struct FileReservedSave: ReservedSave {
+    let store: EncryptedFileTokenStore
+    let staged: StagedFile
+
+    func save(_ session: StoredSession) throws {
+        try staged.publish(try store.sealedWithOwnRandom(session))
+    }
+
+    func release() { staged.discard() }
 }

@@ -41,7 +41,11 @@ struct FileLock: Sendable {
         let deadline = clock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
         var pause = firstPollNanoseconds
         while true {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd) }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                // While there is space, so the record of a refresh that fails on a full disk fits.
+                RefreshRecordFile.prepareSlot(fd: fd)
+                return FileLock(fd: fd)
+            }
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
                 close(fd)

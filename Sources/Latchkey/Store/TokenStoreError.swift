@@ -36,6 +36,10 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case io(path: String, operation: String, errno: Int32)
     /// Taking the `flock` on the lock file failed.
     case lockFailed(path: String, errno: Int32)
+    /// The space for the token file that a refresh would write could not be reserved (`errno`,
+    /// ENOSPC for a full disk). It is reserved before the refresh request is sent, so nothing was
+    /// sent and the stored session is unchanged.
+    case reservationFailed(path: String, errno: Int32)
 
     /// One line for stderr.
     public var description: String {
@@ -68,6 +72,8 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
             return "cannot \(operation) \(path): \(Self.errnoText(code))"
         case let .lockFailed(path, code):
             return "cannot lock \(path): \(Self.errnoText(code))"
+        case let .reservationFailed(path, code):
+            return "cannot reserve space for \(path): \(Self.errnoText(code)); the refresh was not attempted and the session is intact"
         }
     }
 

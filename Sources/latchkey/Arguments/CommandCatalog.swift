@@ -17,7 +17,7 @@ enum CommandCatalog {
     ]
 
     static let passphraseFile = OptionSpec.value(
-        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE",
+        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE (yours, mode 0600)",
         default: "prompt on a TTY", env: ["LATCHKEY_PASSPHRASE"])
     static let clientSecretFile = OptionSpec.value(
         "client-secret-file", "FILE", help: "read the client secret (confidential clients) from FILE",
@@ -106,7 +106,8 @@ enum CommandCatalog {
     static let token = CommandSpec(
         name: "token", aliases: [], summary: "print a valid access token",
         details: """
-        Prints a valid access token, refreshing first when it expires within --min-ttl seconds.
+        Prints a valid access token, refreshing first when it expires within --min-ttl seconds
+        (by default 60, at most half the token's lifetime; a --min-ttl given is used as given).
         With a valid cached token it does not touch the network.
         """,
         argumentsUsage: "", maxPositionals: 0,
@@ -114,7 +115,9 @@ enum CommandCatalog {
             .value("format", "bare|header|json|exec-credential", help: "output format", default: "bare"),
             .value("method", "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
             .value("url", "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
-            .value("min-ttl", "SECONDS", help: "refresh when the token expires within SECONDS", default: "60"),
+            .value("min-ttl", "SECONDS",
+                   help: "refresh when the token expires within SECONDS (the default is capped at half the token's lifetime)",
+                   default: "60"),
             .flag("force-refresh", help: "refresh even when the token is still valid", default: "off"),
             clientSecretFile,
             passphraseFile,
@@ -131,7 +134,9 @@ enum CommandCatalog {
         options: [
             .value("method", "M", help: "the request's HTTP method (required)"),
             .value("url", "URL", help: "the request's URL (required)"),
-            .value("min-ttl", "SECONDS", help: "refresh when the token expires within SECONDS", default: "60"),
+            .value("min-ttl", "SECONDS",
+                   help: "refresh when the token expires within SECONDS (the default is capped at half the token's lifetime)",
+                   default: "60"),
             clientSecretFile,
             passphraseFile,
         ])

@@ -30,7 +30,7 @@ enum CredentialCommand {
             return 0
         }
         let token = try TokenCommand.printable(try await TerminationSignals.startWatching().run {
-            try await session.validToken(minTTL: 60)
+            try await session.validToken(margin: .standard)
         })
         if TokenBinding(token) == .dpop {
             // git sends the password as HTTP Basic, which has no room for a DPoP proof: handing the

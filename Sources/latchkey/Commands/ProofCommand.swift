@@ -10,7 +10,7 @@ enum ProofCommand {
         let p = try Preamble(context)
         let now = Timestamp.now()
         let cached: StoredSession?
-        do { cached = try p.store.cachedSession(minTTL: p.minTTL, at: now) } catch {
+        do { cached = try p.store.cachedSession(margin: p.margin, at: now) } catch {
             if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: p.access.profile) }
             throw error
         }
@@ -26,8 +26,8 @@ enum ProofCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let p = try Preamble(context)
         let session = try p.access.session(p.settings, store: p.store)
-        let minTTL = p.minTTL
-        _ = try await TerminationSignals.startWatching().run { try await session.validToken(minTTL: minTTL) }
+        let margin = p.margin
+        _ = try await TerminationSignals.startWatching().run { try await session.validToken(margin: margin) }
         guard let stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: p.access.profile) }
         try requireBound(stored, profile: p.access.profile)
         context.console.outLine(try stored.dpopProof(method: p.target.method, url: p.target.url, at: Timestamp.now(),
@@ -38,14 +38,14 @@ enum ProofCommand {
     /// What both paths read first: the request the proof is for, `--min-ttl`, the profile and its store.
     private struct Preamble {
         let target: ProofTarget
-        let minTTL: Double
+        let margin: RefreshMargin
         let access: ProfileAccess
         let settings: ProfileSettings
         let store: EncryptedFileTokenStore
 
         init(_ context: CommandContext) throws {
             target = try ProofTarget.required(context.arguments, command: "proof")
-            minTTL = Double(try context.arguments.nonNegativeInteger("min-ttl", default: 60))
+            margin = try TokenCommand.refreshMargin(context.arguments)
             access = ProfileAccess(context)
             settings = try access.requireSettings()
             store = try access.tokenStore(settings)

@@ -12,7 +12,14 @@ enum SessionCommands {
         let store = try access.tokenStore(settings)
         guard try store.loadTyped() != nil else { throw CommandFailure.notSignedIn(profile: access.profile) }
         let session = try access.session(settings, store: store)
-        let stored = try await TerminationSignals.startWatching().run { try await session.refresh() }
+        let stored: StoredSession
+        do {
+            stored = try await TerminationSignals.startWatching().run { try await session.refresh() }
+        } catch {
+            await ClockSkewNotice.show(session, context)
+            throw error
+        }
+        await ClockSkewNotice.show(session, context)
         let until = stored.token.expiresAt.map { " until " + RFC3339.format($0) } ?? ""
         if context.globals.json {
             context.console.out(TokenCommand.render(stored.token, format: "json"))

@@ -10,16 +10,20 @@ enum StatusCommand {
         let settings = try access.profiles.load(access.profile)
         var session: StoredSession?
         var storePaths: (tokens: String, lock: String, machineKey: String)?
+        var lastRefresh: RefreshAttempt?
         if let settings {
             let store = try access.tokenStore(settings)
             storePaths = (store.tokenFilePath, store.lockFilePath, store.machineKeyPath)
             session = try store.loadTyped()
+            lastRefresh = store.lastRefresh()
         }
         let now = Timestamp.now()
         if context.globals.json {
-            context.console.outLine(json(access: access, settings: settings, session: session, paths: storePaths, now: now).jsonText)
+            context.console.outLine(json(access: access, settings: settings, session: session, paths: storePaths, now: now,
+                                         lastRefresh: lastRefresh).jsonText)
         } else {
-            context.console.out(human(access: access, settings: settings, session: session, paths: storePaths, now: now))
+            context.console.out(human(access: access, settings: settings, session: session, paths: storePaths, now: now,
+                                      lastRefresh: lastRefresh))
         }
         guard session != nil else {
             let failure = CommandFailure.notSignedIn(profile: access.profile)
@@ -30,7 +34,8 @@ enum StatusCommand {
     }
 
     static func json(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                     paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp) -> JSONValue {
+                     paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
+                     lastRefresh: RefreshAttempt? = nil) -> JSONValue {
         var o = JSONObject()
         o["profile"] = .string(access.profile)
         o["signed_in"] = .bool(session != nil)
@@ -56,11 +61,17 @@ enum StatusCommand {
         o["files"] = .object(files)
         o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
         o["ca_file"] = settings?.caFile.map(JSONValue.string) ?? .null
+        // The last refresh attempt, failed ones too: a full disk leaves no other trace.
+        o["last_refresh"] = lastRefresh.map { attempt in
+            .object(JSONObject([("at", .string(RFC3339.format(attempt.at))), ("ok", .bool(attempt.failure == nil)),
+                                ("error", attempt.failure.map(JSONValue.string) ?? .null)]))
+        } ?? .null
         return .object(o)
     }
 
     static func human(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                      paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp) -> String {
+                      paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
+                      lastRefresh: RefreshAttempt? = nil) -> String {
         var rows: [(String, String)] = [("profile", access.profile)]
         if let settings {
             rows.append(("issuer", session?.issuer ?? settings.client.issuer))
@@ -77,6 +88,10 @@ enum StatusCommand {
                 rows.append(("access token", "held, no expiry given"))
             }
             rows.append(("refresh token", session.token.refreshToken != nil ? "held" : "none"))
+            if let lastRefresh {
+                rows.append(("last refresh", lastRefresh.failure.map { "failed at \(RFC3339.format(lastRefresh.at)): \($0)" }
+                    ?? "succeeded at \(RFC3339.format(lastRefresh.at))"))
+            }
             rows.append(("token binding", TokenBinding(session.token).rawValue))
             if let scope = session.token.scope { rows.append(("scope", scope)) }
         } else {

@@ -14,7 +14,7 @@ enum TokenCommand {
     static func cached(_ context: CommandContext) throws -> Int32? {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
-        let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
+        let margin = try refreshMargin(args)
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
@@ -22,7 +22,7 @@ enum TokenCommand {
         // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
         let now = Timestamp.now()
         let cached: StoredSession?
-        do { cached = try store.cachedSession(minTTL: minTTL, at: now) } catch {
+        do { cached = try store.cachedSession(margin: margin, at: now) } catch {
             if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: access.profile) }
             throw error
         }
@@ -44,20 +44,33 @@ enum TokenCommand {
         return render(token, format: format) + "DPoP: " + proof + "\n"
     }
 
+    /// `--min-ttl` as given, else the standard margin (60 s, at most half the token's lifetime).
+    static func refreshMargin(_ args: ParsedArguments) throws(UsageError) -> RefreshMargin {
+        guard args.has("min-ttl") else { return .standard }
+        return .seconds(Double(try args.nonNegativeInteger("min-ttl", default: 60)))
+    }
+
     /// Refreshes (single-flight across processes, in the library) and prints the new token.
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
-        let minTTL = Double(try args.nonNegativeInteger("min-ttl", default: 60))
+        let margin = try refreshMargin(args)
         let force = args.has("force-refresh")
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
-        let token = try await TerminationSignals.startWatching().run {
-            try await session.validToken(minTTL: minTTL, forceRefresh: force)
+        let token: Token
+        do {
+            token = try await TerminationSignals.startWatching().run {
+                try await session.validToken(margin: margin, forceRefresh: force)
+            }
+        } catch {
+            await ClockSkewNotice.show(session, context)
+            throw error
         }
+        await ClockSkewNotice.show(session, context)
         guard var stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: access.profile) }
         stored.token = token
         context.console.out(try output(stored, format: format, target: target, now: Timestamp.now()))

@@ -210,6 +210,8 @@ struct FailureReport: Sendable {
             return "this is uid \(owner)'s state: run latchkey as that user (`sudo -u '#\(owner)' latchkey …`; for a service, "
                 + "`systemd-run --pty -p DynamicUser=yes -p User=NAME -p StateDirectory=NAME latchkey …`), "
                 + "or use --state-dir for a state of your own; do not chown it"
+        case .reservationFailed:
+            return "free some space where the state directory is (df), then run the command again: the stored session still works"
         default:
             return "check the state directory, its permissions and the key source"
         }

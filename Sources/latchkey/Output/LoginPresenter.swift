@@ -61,6 +61,13 @@ final class LoginPresenter: Sendable {
         case .offlineAccessWithoutDPoP:
             console.warn("offline_access without DPoP: the refresh token is a bearer secret on this device"
                          + " (--dpop always, or --require-dpop-for-offline-access to refuse)")
+        case let .clockSkew(offset):
+            // With --json the event above says it; the line is for people and logs.
+            if !json {
+                statusLine?.clear()
+                console.warn(ClockSkew.warningLine(offset))
+                statusLine?.draw()
+            }
         case let .authorized(issuer, subject, _, expiresAt, verified, _):
             stopTicking()
             guard !json else { return }
@@ -121,6 +128,9 @@ final class LoginPresenter: Sendable {
             pairs = [("event", "slow_down"), ("interval", .integer(Int64(interval)))]
         case .offlineAccessWithoutDPoP:
             pairs = [("event", "warning"), ("warning", "offline_access_without_dpop")]  // not printed (see handle)
+        case let .clockSkew(offset):
+            pairs = [("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkew.warningLine(offset))),
+                     ("offset_seconds", .integer(offset))]
         case let .authorized(issuer, subject, scope, expiresAt, verified, binding):
             pairs = [("event", "authorized"), ("issuer", .string(issuer)),
                      ("subject", subject.map(JSONValue.string) ?? .null), ("scope", scope.map(JSONValue.string) ?? .null),

@@ -18,9 +18,9 @@ enum SecretInput {
     /// A passphrase provider: `--passphrase-file`, else `LATCHKEY_PASSPHRASE`, else a prompt when
     /// stdin and stderr are terminals, else none (the store then reports that one is required).
     /// With `confirm` (a new token file) the prompt asks twice.
-    static func passphrase(_ context: CommandContext, confirm: Bool) throws(UsageError) -> PassphraseProvider {
+    static func passphrase(_ context: CommandContext, confirm: Bool) throws -> PassphraseProvider {
         if let path = context.arguments.string("passphrase-file") {
-            let bytes = try readSecretFile(path, option: "passphrase-file", command: context.arguments.command?.name)
+            let bytes = try readOwnerOnlySecretFile(path, option: "passphrase-file", command: context.arguments.command?.name)
             return { SecretBytes(bytes) }
         }
         if let value = context.environment["LATCHKEY_PASSPHRASE"] {
@@ -39,6 +39,30 @@ enum SecretInput {
             }
             return SecretBytes(first)
         }
+    }
+
+    /// `readSecretFile` with the key-file rules (cli.md): a file group or others can read, or that
+    /// another user owns, is refused with exit 9, as a private key file is; one that cannot be
+    /// read at all is a usage error.
+    static func readOwnerOnlySecretFile(_ path: String, option: String, command: String?) throws -> [UInt8] {
+        var bytes: [UInt8]
+        do { bytes = try OwnerOnlyFile.read(path, limit: 65_536) } catch {
+            let reason: String
+            switch error {
+            case let .io(_, _, code):
+                throw UsageError("cannot read --\(option) \(path): \(ErrnoText.describe(code))", command: command)
+            case let .unsafePermissions(_, why): reason = why
+            case let .wrongOwner(_, owner, expected): reason = "owned by uid \(owner), expected uid \(expected)"
+            case let .tooLarge(_, size, limit): reason = "\(size) bytes, more than the \(limit)-byte limit"
+            default: reason = error.description
+            }
+            throw CommandFailure(exitCode: 9, code: "storage_error", message: "refusing --\(option) \(path): \(reason)",
+                                 hint: "it holds a secret: it must be yours and readable by you alone (chown it to you, chmod 600)")
+        }
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw UsageError("--\(option) \(path) is empty", command: command) }
+        return bytes
     }
 
     /// The file's bytes without one trailing newline (`\n` or `\r\n`); a usage error when unreadable.

@@ -13,10 +13,15 @@ This is how tests assert on the server side: exactly one refresh under contentio
 earlier than the interval (Glewlwyd itself does not log polls). It can also make the real server
 answer `slow_down` once (see _provoke_slow_down), so the client's reaction is tested against it.
 
-usage: counting_proxy.py --listen PORT --upstream http://127.0.0.1:PORT --log FILE
+With --date-offset SECONDS the answers' `Date` header says a clock that far ahead (negative:
+behind), to play a provider whose clock differs from the device's (issue 27.2). --listen 0 picks a
+free port; the first line printed names it.
+
+usage: counting_proxy.py --listen PORT --upstream http://127.0.0.1:PORT --log FILE [--date-offset S]
 """
 import argparse
 import base64
+import email.utils
 import hashlib
 import http.client
 import json
@@ -72,7 +77,7 @@ def dpop_claims(proof):
         return {"unparsable": True}
 
 
-def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock):
+def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock, date_offset: float = 0):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -144,6 +149,9 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
             with lock, open(log_path, "a") as out:
                 out.write(json.dumps(entry) + "\n")
             self.send_response_only(status)
+            if date_offset:
+                resp_headers = [(k, v) for k, v in resp_headers if k.lower() != "date"]
+                resp_headers.append(("Date", email.utils.formatdate(time.time() + date_offset, usegmt=True)))
             for k, v in resp_headers:
                 if k.lower() not in HOP_BY_HOP:
                     self.send_header(k, v)
@@ -163,12 +171,14 @@ def main() -> None:
     ap.add_argument("--listen", type=int, required=True)
     ap.add_argument("--upstream", required=True)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--date-offset", type=float, default=0,
+                    help="seconds the answers' Date header is moved ahead of the local clock")
     a = ap.parse_args()
     open(a.log, "a").close()
     server = ThreadingHTTPServer(("127.0.0.1", a.listen),
-                                 make_handler(urllib.parse.urlsplit(a.upstream), a.log, threading.Lock()))
+                                 make_handler(urllib.parse.urlsplit(a.upstream), a.log, threading.Lock(), a.date_offset))
     server.daemon_threads = True
-    print(f"counting proxy on 127.0.0.1:{a.listen} -> {a.upstream}", flush=True)
+    print(f"counting proxy on 127.0.0.1:{server.server_address[1]} -> {a.upstream}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -1,0 +1,32 @@
+import LatchkeyHTTP
+
+/// How long before its expiry a cached access token counts as due for a refresh.
+public enum RefreshMargin: Sendable, Equatable {
+    /// `standardSeconds`, but at most half the token's lifetime: a token that lives 30 s is
+    /// refreshed when 15 s are left, not on every call.
+    case standard
+    /// Exactly this many seconds, whatever the lifetime (an explicit `--min-ttl`).
+    case seconds(Double)
+
+    /// The standard margin for tokens that live long enough: 60 s.
+    public static let standardSeconds: Double = 60
+
+    /// The margin in seconds for `session`'s token. Its lifetime is counted from when it was
+    /// obtained (`updatedAt`) to its expiry; a token without an expiry needs no margin.
+    public func seconds(for session: StoredSession) -> Double {
+        switch self {
+        case .seconds(let seconds): return seconds
+        case .standard:
+            guard let expiresAt = session.token.expiresAt else { return Self.standardSeconds }
+            let lifetime = expiresAt.timeIntervalSince(session.updatedAt)
+            return lifetime > 0 ? min(Self.standardSeconds, lifetime / 2) : Self.standardSeconds
+        }
+    }
+}
+
+extension StoredSession {
+    /// True when the access token is still good for `margin` at `now`.
+    public func isFresh(at now: Timestamp, margin: RefreshMargin) -> Bool {
+        token.isValid(at: now, minTTL: margin.seconds(for: self))
+    }
+}
