@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// with a wrong clock; when the difference exceeds the leeway, ID-token time checks follow the
 /// server's clock (exp/iat are the server's statements about its own clock), but only up to
 /// `maxShift`, and the whole skew is reported.
-public enum ClockSkew {
+package enum ClockSkew {
     /// The most the `Date` header may move the clock that ID-token `exp`, `iat` and `nbf` are judged
     /// by: 5 minutes (Kerberos' customary maximum skew).
     ///

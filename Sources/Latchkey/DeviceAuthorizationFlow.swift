@@ -6,7 +6,7 @@ import LatchkeyHTTP
 /// Polling follows `TokenPolling` (shared with CIBA): the interval counts from when the previous
 /// response arrived, `slow_down` adds 5 s, the `expires_in` deadline is enforced client-side, and
 /// network errors and 5xx are retried with backoff until the deadline.
-public struct DeviceAuthorizationFlow: Sendable {
+struct DeviceAuthorizationFlow: Sendable {
     /// The token client (endpoints, client authentication).
     public let client: TokenClient
     let time: any TimeSource

@@ -6,7 +6,7 @@ import LatchkeyJOSE
 ///
 /// It is the one verifier (go-oidc's model): `latchkey verify` runs it too, for any JWT
 /// (`TokenKind.jwt`), so the time rules below are the same for every token the project judges.
-public struct IDTokenVerifier: Sendable {
+package struct IDTokenVerifier: Sendable {
     /// Which registered claims a token must carry; every other rule is the same for both kinds.
     public enum TokenKind: Sendable, Equatable {
         /// An OIDC ID token (OIDC Core §2): `iss`, `sub`, `aud`, `exp` and `iat` are required.
@@ -238,7 +238,7 @@ public struct IDTokenVerifier: Sendable {
 }
 
 /// An ID token that passed `IDTokenVerifier`.
-public struct VerifiedIDToken: Sendable {
+package struct VerifiedIDToken: Sendable {
     /// The compact token as received.
     public let compact: String
     /// Its protected header.

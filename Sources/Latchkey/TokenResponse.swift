@@ -2,7 +2,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// A successful token-endpoint response (RFC 6749 §5.1), parsed leniently where providers differ.
-public struct TokenResponse: Sendable, Equatable {
+package struct TokenResponse: Sendable, Equatable {
     /// The access token. Secret.
     public var accessToken: String
     /// `Bearer` or `DPoP`, normalised (providers send `bearer` too); `parse` refuses any other type.

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Synchronization
 
 /// A parsed CA bundle, owned by one TLS session at a time (see `CAChainCache`).
