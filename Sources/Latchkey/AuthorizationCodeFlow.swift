@@ -18,7 +18,7 @@ struct AuthorizationCodeFlow: Sendable {
     }
 
     /// One authorization request's secrets, kept until the redirect comes back.
-    public struct Request: Sendable {
+    struct Request: Sendable {
         /// The URL to open.
         public let url: HTTPURL
         /// The CSRF `state`.

@@ -23,7 +23,7 @@ struct BackchannelAuthenticationFlow: Sendable {
     }
 
     /// A started request: whom it asks, the server's answer, and the deadline.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         /// What was asked.
         public let request: BackchannelAuthenticationRequest
         /// The server's answer.

@@ -23,7 +23,7 @@ struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// A started device authorization: what to show, and what polling needs.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         /// The server's response.
         public let authorization: DeviceAuthorizationResponse
         /// The PKCE pair sent with the request, if any.

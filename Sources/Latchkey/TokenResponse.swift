@@ -34,7 +34,7 @@ package struct TokenResponse: Sendable, Equatable {
     }
 
     /// The outcome of one token-endpoint response.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A token.
         case token(TokenResponse)
         /// Anything else: an error code, a bare status, or garbage.
