@@ -6,16 +6,16 @@ import PackageDescription
 // LatchkeyFoundationCompat sits beside the CLI, over Latchkey, and is the only module importing Foundation.
 // A lower module never imports a higher one (docs/architecture.md).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-// Shipped modules also leave out the implicit `_StringProcessing` import: its regex engine and
-// Unicode property tables are about 1.5 MB of the static binary, and nothing here needs them.
-// Release builds of them optimise for size (-Osize): the binary goes to appliance flash, and the
-// hot path (`token`) is dominated by process start-up, not by our code (docs/performance.md).
-let shipped: [SwiftSetting] = strict + [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
-                                        .unsafeFlags(["-Osize"], .when(configuration: .release))]
+// No unsafe flags in a target of a library product: SwiftPM refuses a package required by version
+// whose products contain any (Tests/Examples/run-library-user.sh checks it as a user would). The
+// size flags of the shipped binary (-Osize, no implicit `_StringProcessing` import) are given where
+// that binary is made, device/build-static.sh.
+let shipped: [SwiftSetting] = strict
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v13)],
+    // No `platforms:`: Linux with glibc is the one platform (docs/library.md "Platforms"); a macOS
+    // minimum here would claim a build that no one makes.
     // Every module a library user meets in the public API is a product (docs/library.md).
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),

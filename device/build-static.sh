@@ -18,7 +18,13 @@ cd "$ROOT"
 # exceptions, so its only throws (bad_alloc, length_error) end in std::terminate either way; the
 # one pthread_exit caller is dispatch_main, which latchkey never calls. A crash still prints its
 # message; it loses only the frames of a backtrace (docs/performance.md "Binary size").
+# -Osize: the binary goes to appliance flash, and the hot path (`token`) is dominated by process
+# start-up, not by our code (docs/performance.md). Without the implicit `_StringProcessing` import
+# its regex engine and Unicode property tables (about 1.5 MB) stay out; nothing here needs them.
+# Both are given here, not in Package.swift: there they would be unsafe flags, which SwiftPM refuses
+# in a package that others depend on by version (docs/library.md).
 swift build -c release --scratch-path "$SCRATCH" --product latchkey \
+  -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
   -Xlinker --gc-sections -Xlinker --icf=all -Xlinker --no-eh-frame-hdr 2>&1 |

@@ -4,7 +4,7 @@ import LatchkeyJOSE
 
 /// Authorization code grant with PKCE S256 (RFC 6749 §4.1, RFC 7636) for native apps (RFC 8252):
 /// build the authorization URL, receive the redirect, check `state` and RFC 9207 `iss`, exchange the code.
-public struct AuthorizationCodeFlow: Sendable {
+struct AuthorizationCodeFlow: Sendable {
     /// The token client (endpoints, client authentication).
     public let client: TokenClient
     let random: any RandomSource
@@ -18,7 +18,7 @@ public struct AuthorizationCodeFlow: Sendable {
     }
 
     /// One authorization request's secrets, kept until the redirect comes back.
-    public struct Request: Sendable {
+    struct Request: Sendable {
         /// The URL to open.
         public let url: HTTPURL
         /// The CSRF `state`.

@@ -6,7 +6,7 @@ import LatchkeyHTTP
 /// (`TokenPolling`). No URL and no code is shown, so there is nothing for a phishing page to
 /// relay. The request needs client authentication, which the pipeline adds
 /// (`EndpointRole.backchannelAuthentication`), with a DPoP proof when the session has a key.
-public struct BackchannelAuthenticationFlow: Sendable {
+struct BackchannelAuthenticationFlow: Sendable {
     /// The token client (endpoints, client authentication, proofs).
     public let client: TokenClient
     let time: any TimeSource
@@ -23,7 +23,7 @@ public struct BackchannelAuthenticationFlow: Sendable {
     }
 
     /// A started request: whom it asks, the server's answer, and the deadline.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         /// What was asked.
         public let request: BackchannelAuthenticationRequest
         /// The server's answer.

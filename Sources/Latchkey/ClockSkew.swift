@@ -5,7 +5,7 @@ import LatchkeyHTTP
 /// the difference exceeds the leeway, ID-token time checks follow the provider's clock (`exp`,
 /// `iat` and `nbf` are its statements about its own clock), up to `maxShift`, and the offset is
 /// reported so the device's clock gets fixed.
-public enum ClockSkew {
+package enum ClockSkew {
     /// The largest offset time checks follow: 24 hours. Beyond it ID-token times are refused
     /// (`IDTokenError.clockOffsetTooLarge`).
     ///

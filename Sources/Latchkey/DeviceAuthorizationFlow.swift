@@ -6,7 +6,7 @@ import LatchkeyHTTP
 /// Polling follows `TokenPolling` (shared with CIBA): the interval counts from when the previous
 /// response arrived, `slow_down` adds 5 s, the `expires_in` deadline is enforced client-side, and
 /// network errors and 5xx are retried with backoff until the deadline.
-public struct DeviceAuthorizationFlow: Sendable {
+struct DeviceAuthorizationFlow: Sendable {
     /// The token client (endpoints, client authentication).
     public let client: TokenClient
     let time: any TimeSource
@@ -23,7 +23,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// A started device authorization: what to show, and what polling needs.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         /// The server's response.
         public let authorization: DeviceAuthorizationResponse
         /// The PKCE pair sent with the request, if any.

@@ -4,7 +4,7 @@ import LatchkeyJOSE
 /// `ProviderMetadata` keeps only the members a sign-in or refresh uses (it is stored in the token
 /// file); the document keeps the rest (`end_session_endpoint`, `response_types_supported`, …)
 /// for callers that show the provider's metadata, such as the CLI's `discover`.
-public struct DiscoveredProvider: Sendable, Equatable {
+package struct DiscoveredProvider: Sendable, Equatable {
     /// The validated metadata (issuer matched, endpoints https or loopback http), overrides applied.
     public var metadata: ProviderMetadata
     /// The provider's JSON object exactly as it was sent, members in its order; empty when

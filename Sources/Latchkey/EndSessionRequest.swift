@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// An OpenID Connect RP-Initiated Logout 1.0 request (§2): the URL a person opens, on any device,
 /// to end their session at the provider. The ID token goes in only when asked for, since the URL
 /// is shown on screens and in QR codes.
-public struct EndSessionRequest: Sendable, Equatable {
+package struct EndSessionRequest: Sendable, Equatable {
     /// The URL to open: `end_session_endpoint` with the parameters added.
     public let url: HTTPURL
     /// The random `state` sent (§2: echoed on the redirect to `post_logout_redirect_uri`).

@@ -6,9 +6,9 @@ import LatchkeyJOSE
 ///
 /// It is the one verifier (go-oidc's model): `latchkey verify` runs it too, for any JWT
 /// (`TokenKind.jwt`), so the time rules below are the same for every token the project judges.
-public struct IDTokenVerifier: Sendable {
+package struct IDTokenVerifier: Sendable {
     /// Which registered claims a token must carry; every other rule is the same for both kinds.
-    public enum TokenKind: Sendable, Equatable {
+    package enum TokenKind: Sendable, Equatable {
         /// An OIDC ID token (OIDC Core §2): `iss`, `sub`, `aud`, `exp` and `iat` are required.
         case idToken
         /// Any JWT (RFC 7519 §4.1: every registered claim optional). Only what is checked must be
@@ -20,7 +20,7 @@ public struct IDTokenVerifier: Sendable {
 
     /// What to check. The defaults are the safe ones; the options that weaken verification are named
     /// for what they give up.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The expected `iss`, exactly.
         public var issuer: String
         /// The client_id that must be in `aud` (and equal `azp` when present).
@@ -238,7 +238,7 @@ public struct IDTokenVerifier: Sendable {
 }
 
 /// An ID token that passed `IDTokenVerifier`.
-public struct VerifiedIDToken: Sendable {
+package struct VerifiedIDToken: Sendable {
     /// The compact token as received.
     public let compact: String
     /// Its protected header.

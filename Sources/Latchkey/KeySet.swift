@@ -9,7 +9,7 @@ public protocol KeySet: Sendable {
 }
 
 /// Fixed keys, e.g. a JWKS file given to `latchkey verify --jwks FILE`, or keys in tests.
-public struct StaticKeySet: KeySet {
+package struct StaticKeySet: KeySet {
     /// The keys.
     public let keys: JWKSet
 

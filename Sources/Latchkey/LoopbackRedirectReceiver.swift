@@ -2,7 +2,7 @@ import LatchkeyHTTP
 
 /// Receives the redirect on a loopback listener (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`,
 /// an ephemeral port unless a fixed redirect URI is configured (for IdPs that match it exactly).
-public struct LoopbackRedirectReceiver: RedirectReceiver {
+struct LoopbackRedirectReceiver: RedirectReceiver {
     /// `http://127.0.0.1:<port><path>`, with the port actually bound.
     public let redirectURI: String
     let listener: LoopbackRedirectListener

@@ -2,7 +2,7 @@ import LatchkeyCrypto
 import LatchkeyJOSE
 
 /// A PKCE pair (RFC 7636), S256 only: `plain` gives no protection against a leaked code and is never sent.
-public struct PKCE: Sendable {
+package struct PKCE: Sendable {
     /// The secret verifier: 43–128 characters of the unreserved set, sent with the token request.
     public let verifier: String
     /// `BASE64URL(SHA256(verifier))`, sent with the authorization request.
@@ -34,7 +34,7 @@ public struct PKCE: Sendable {
 }
 
 /// A PKCE verifier that breaks RFC 7636 §4.1.
-public enum PKCEError: Error, Sendable, Equatable {
+package enum PKCEError: Error, Sendable, Equatable {
     /// Not 43–128 characters of `[A-Za-z0-9-._~]`.
     case invalidVerifier
 }

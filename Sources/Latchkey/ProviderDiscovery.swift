@@ -4,7 +4,7 @@ import LatchkeyJOSE
 /// Finds an issuer's metadata: OpenID Connect Discovery 1.0 first, then RFC 8414.
 /// The document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3,
 /// RFC 8414 §3.3); every endpoint must be https (http only for loopback); overrides are applied last.
-public enum ProviderDiscovery {
+package enum ProviderDiscovery {
     /// Discovers and validates `issuer`'s metadata, then applies `overrides`.
     public static func discover(issuer: String, transport: any HTTPTransport,
                                 overrides: EndpointOverrides = EndpointOverrides(),

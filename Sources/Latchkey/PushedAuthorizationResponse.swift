@@ -4,7 +4,7 @@ import LatchkeyJOSE
 /// The answer to a pushed authorization request (RFC 9126 §2.2), parsed strictly: the flow puts
 /// only `client_id` and this `request_uri` in the authorization URL, so a missing or malformed one
 /// is the provider breaking the protocol, not something to guess around.
-public struct PushedAuthorizationResponse: Sendable, Equatable {
+struct PushedAuthorizationResponse: Sendable, Equatable {
     /// The reference to the pushed request, used once at the authorization endpoint.
     public let requestURI: String
     /// Seconds the reference stays valid, from when the answer arrived.

@@ -1,7 +1,7 @@
 import LatchkeyHTTP
 
 /// What came back from the authorization server through the user agent.
-public enum AuthorizationRedirect: Sendable {
+enum AuthorizationRedirect: Sendable {
     /// The redirect's query parameters (`code`, `state`, `iss`, or `error`…).
     case parameters([(String, String)])
     /// Only the code, pasted by hand; there is no `state` to check then.
@@ -9,7 +9,7 @@ public enum AuthorizationRedirect: Sendable {
 }
 
 /// Where the authorization response arrives: a loopback listener (RFC 8252 §7.3) or a paste.
-public protocol RedirectReceiver: Sendable {
+protocol RedirectReceiver: Sendable {
     /// The `redirect_uri` to send in the authorization and token requests.
     var redirectURI: String { get }
     /// Waits for the redirect (at most `timeout` seconds when given). A receiver that can keep
@@ -21,7 +21,7 @@ public protocol RedirectReceiver: Sendable {
 
 /// Paste mode, for SSH sessions: the user copies the URL the browser was redirected to (which fails
 /// to load on their machine) or just the code, and pastes it.
-public struct PastedRedirectReceiver: RedirectReceiver {
+struct PastedRedirectReceiver: RedirectReceiver {
     /// The registered redirect URI used when none is configured.
     public static let defaultRedirectURI = "http://127.0.0.1:53682/callback"
     /// The redirect URI registered with the provider.

@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// `Cache-Control: max-age`, bounded to `minCacheAge…maxCacheAge` (`defaultCacheAge` without one).
 /// A token whose `kid` is unknown causes one refetch, at most once per `refetchInterval`, so a stream
 /// of forged `kid`s cannot turn us into a traffic amplifier, yet a key rotation is picked up at once.
-public actor RemoteKeySet: KeySet {
+package actor RemoteKeySet: KeySet {
     /// The JWKS URL.
     public nonisolated let url: HTTPURL
     let exchange: EndpointExchange

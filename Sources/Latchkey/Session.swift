@@ -278,7 +278,7 @@ public actor Session: TokenSource {
     // MARK: Verification
 
     /// A verifier for `metadata`'s issuer, with algorithms limited to the configured ∩ advertised.
-    public func verifier(for metadata: ProviderMetadata) throws(LatchkeyError) -> IDTokenVerifier {
+    package func verifier(for metadata: ProviderMetadata) throws(LatchkeyError) -> IDTokenVerifier {
         try IDTokenVerifier.forClient(configuration, metadata: metadata, keySet: try keySet(for: metadata), time: time)
     }
 

@@ -2,7 +2,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// A successful token-endpoint response (RFC 6749 §5.1), parsed leniently where providers differ.
-public struct TokenResponse: Sendable, Equatable {
+package struct TokenResponse: Sendable, Equatable {
     /// The access token. Secret.
     public var accessToken: String
     /// `Bearer` or `DPoP`, normalised (providers send `bearer` too); `parse` refuses any other type.
@@ -35,7 +35,7 @@ public struct TokenResponse: Sendable, Equatable {
     }
 
     /// The outcome of one token-endpoint response.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A token.
         case token(TokenResponse)
         /// Anything else: an error code, a bare status, or garbage.

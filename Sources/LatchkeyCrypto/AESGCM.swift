@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// AES-256-GCM with a 96-bit nonce and a 128-bit tag, the only shape Latchkey uses.
 public enum AESGCM {

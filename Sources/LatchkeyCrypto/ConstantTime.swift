@@ -1,7 +1,7 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// Comparisons whose running time does not depend on secret contents.
-public enum ConstantTime {
+package enum ConstantTime {
     /// True when `a` and `b` are equal. Time depends on the lengths only, never on the contents.
     public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// Every failure LatchkeyCrypto reports. mbedTLS failures keep the library's own (negative) code.
 public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {

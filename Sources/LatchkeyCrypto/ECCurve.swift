@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// The NIST curves JOSE uses (ES256/384/512).
 public enum ECCurve: Sendable, Hashable {

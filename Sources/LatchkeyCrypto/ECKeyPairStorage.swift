@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Synchronization
 
 /// Owns an `mbedtls_ecp_keypair` (group, point, optional scalar) and serialises its use.

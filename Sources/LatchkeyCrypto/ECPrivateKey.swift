@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// An ECDSA signing key on P-256 or P-384 (ES256/ES384: DPoP proofs, private_key_jwt).
 /// Signatures are deterministic (RFC 6979); the random source only blinds the computation.

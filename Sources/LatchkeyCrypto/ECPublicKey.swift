@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// An elliptic-curve public key on P-256, P-384 or P-521, validated on creation.
 /// Verifies ECDSA signatures in the raw r‖s form JWS uses (RFC 7518 §3.4).

@@ -1,7 +1,7 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// HKDF (RFC 5869) with HMAC-SHA-256.
-public enum HKDF {
+package enum HKDF {
     /// Extract-then-expand: `outputByteCount` bytes (1…8160) bound to `salt` and `info`.
     public static func deriveKey(inputKeyMaterial: SecretBytes, salt: [UInt8], info: [UInt8],
                                  outputByteCount: Int) throws(CryptoError) -> SecretBytes {

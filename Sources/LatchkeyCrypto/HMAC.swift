@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// HMAC (RFC 2104) over the SHA-2 family.
 public enum HMAC {

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// The SHA-2 digests JOSE and the token file need.
 public enum HashAlgorithm: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// A scoped `mbedtls_mpi` (big integer): initialised for `body`, freed (and zeroed) after.
 enum MPI {

@@ -1,6 +1,6 @@
-import CMbedTLS
+internal import CMbedTLS
 /// Version of the linked mbedTLS, e.g. "2.28.3".
-public enum MbedTLSInfo {
+package enum MbedTLSInfo {
     /// The version string reported by the linked mbedTLS library.
     public static var version: String {
         var buf = [CChar](repeating: 0, count: 32)

@@ -1,7 +1,7 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// PBKDF2 (RFC 8018) with HMAC-SHA-256, for passphrase-protected token files.
-public enum PBKDF2 {
+package enum PBKDF2 {
     /// Stretches `password` with `salt` over `iterations` rounds into `outputByteCount` bytes.
     public static func deriveKey(password: [UInt8], salt: [UInt8], iterations: Int,
                                  outputByteCount: Int) throws(CryptoError) -> SecretBytes {

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// One PEM block (RFC 7468): its label and the DER it armours. Strict on purpose: exactly one
 /// block, only whitespace around it, no RFC 1421 header lines, so that a file holding a key and

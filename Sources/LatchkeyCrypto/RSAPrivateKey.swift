@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// An RSA signing key (2048…8192 bits) for RS256/384/512 and PS256/384/512. Made from PEM by
 /// `SigningKey(pem:random:)`. The private operation is blinded with the injected random source;

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Synchronization
 
 /// An RSA public key (2048…8192 bits) for verifying RS256/384/512 and PS256/384/512.

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// Lets mbedTLS functions that take an `f_rng`/`p_rng` pair draw from a `RandomSource`.
 final class RandomSourceBridge {

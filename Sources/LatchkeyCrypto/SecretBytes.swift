@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// Secret key material. The bytes live in one heap buffer that is zeroed with
 /// `mbedtls_platform_zeroize` when the last copy of this value is released.

@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Synchronization
 
 /// The production `RandomSource`: mbedTLS CTR_DRBG (AES-256) seeded from `mbedtls_entropy`

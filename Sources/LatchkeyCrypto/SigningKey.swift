@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 
 /// A private key for signing, as read from PEM: RSA (≥ 2048 bits) or EC on P-256/P-384.
 public enum SigningKey: Sendable {

@@ -1,6 +1,6 @@
 /// Standard base64 with padding (RFC 4648 §4), for `Basic` credentials (RFC 7617, RFC 6749 §2.3.1).
 /// JOSE's unpadded URL-safe variant is `Base64URL` in LatchkeyJOSE.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Encodes `bytes` with `=` padding.

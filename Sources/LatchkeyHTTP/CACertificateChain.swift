@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Synchronization
 import Glibc
 

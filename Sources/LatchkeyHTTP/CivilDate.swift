@@ -1,7 +1,7 @@
 /// Proleptic Gregorian calendar arithmetic on days since 1970-01-01, shared by the HTTP `Date`
 /// header (IMF-fixdate) and the CLI's RFC 3339 timestamps: FoundationEssentials has no ISO 8601
 /// formatter, and one implementation of the era/day-of-era decomposition is enough.
-public enum CivilDate {
+package enum CivilDate {
     /// Days since 1970-01-01 → (year, month 1…12, day 1…31).
     public static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468  // shift the epoch to 0000-03-01 so leap days fall at the end of a year

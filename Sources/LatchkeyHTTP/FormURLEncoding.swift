@@ -3,7 +3,7 @@
 /// Encoding keeps only the RFC 3986 unreserved characters (`A–Z a–z 0–9 - . _ ~`) and percent-encodes
 /// every other UTF-8 byte, including space (as `%20`), so the output is valid both as a form body and as
 /// a URL query. Decoding accepts `+` as space and `%XX` escapes; malformed escapes are kept literally.
-public enum FormURLEncoding {
+package enum FormURLEncoding {
     /// Encodes ordered name/value pairs as `a=1&b=2`.
     public static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { encodeComponent($0.0) + "=" + encodeComponent($0.1) }.joined(separator: "&")

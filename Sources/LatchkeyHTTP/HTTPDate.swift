@@ -2,7 +2,7 @@
 ///
 /// Only the preferred format is accepted: every server Latchkey talks to sends it, and the obsolete
 /// RFC 850 / asctime forms would only widen the parser for a value used as a clock-skew hint.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

@@ -1,6 +1,6 @@
 /// Redaction of secrets for verbose logs: credentials in headers, and token/code/secret parameters in
 /// form bodies, query strings and JSON bodies. The CLI reuses these for its own `--verbose` output.
-public enum HTTPRedaction {
+package enum HTTPRedaction {
     /// What replaces a secret value.
     public static let marker = "[REDACTED]"
 

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The page echoes nothing from the request, and is sent with `no-store` and `no-referrer`, so the code
 /// in the URL is not cached or leaked onward.
-public final class LoopbackRedirectListener: Sendable {
+package final class LoopbackRedirectListener: Sendable {
     /// The bound port, to build the redirect URI.
     public let port: UInt16
     private let socketFD: Mutex<Int32>

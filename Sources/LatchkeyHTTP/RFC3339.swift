@@ -1,6 +1,6 @@
 /// RFC 3339 timestamps in UTC with whole seconds (`2026-01-01T12:00:00Z`). With `HTTPDate` beside
 /// it, the one place where `Timestamp`s become text and back (both on `CivilDate`).
-public enum RFC3339 {
+package enum RFC3339 {
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ`, rounded down to the second.
     public static func format(_ date: Timestamp) -> String {
         format(epochSeconds: date.epochSeconds)

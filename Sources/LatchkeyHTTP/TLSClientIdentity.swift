@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import LatchkeyCrypto
 
 /// A client certificate chain and its private key, presented in the TLS handshake when the server asks

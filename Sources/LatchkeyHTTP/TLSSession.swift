@@ -1,4 +1,4 @@
-import CMbedTLS
+internal import CMbedTLS
 import Glibc
 
 /// One TLS 1.2 client session over a `SocketConnection`: TLS 1.2 minimum, certificate chain and hostname

@@ -2,7 +2,7 @@ import LatchkeyCrypto
 
 /// The OIDC `at_hash`/`c_hash` value (OIDC Core §3.1.3.6): the left half of the hash of the token's
 /// ASCII bytes, with the hash of the ID token's `alg`, base64url-encoded.
-public enum AccessTokenHash {
+package enum AccessTokenHash {
     /// Computes `at_hash` for `accessToken` under `algorithm`.
     public static func compute(accessToken: String, algorithm: JWSAlgorithm) -> String {
         let digest = algorithm.hashAlgorithm.hash(Array(accessToken.utf8))

@@ -1,6 +1,6 @@
 /// The claims of a JWT (RFC 7519 §4.1, OIDC Core §2), read from a JWS payload. Registered claims are
 /// type-checked here so a validator never meets an `exp` that is a string.
-public struct JWTClaims: Sendable {
+package struct JWTClaims: Sendable {
     /// The whole claims object.
     public let json: JSONObject
     /// `iss`.

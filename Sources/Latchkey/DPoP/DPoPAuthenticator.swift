@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// requests carrying `Authorization: DPoP …` (then with `ath`). It takes up server nonces: any
 /// `DPoP-Nonce` answer is remembered per origin, and a `use_dpop_nonce` error asks the pipeline
 /// for its one retry. Not on the device authorization request: RFC 9449 puts none there.
-public struct DPoPAuthenticator: RequestAuthenticator {
+struct DPoPAuthenticator: RequestAuthenticator {
     /// The session's key.
     public let key: DPoPKey
 

@@ -3,7 +3,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// The request-bound claims of a proof: `htu` (RFC 9449 §4.3) and `ath` (§4.2).
-public enum DPoPTarget {
+enum DPoPTarget {
     /// `url` without query and fragment, normalised as RFC 3986 §6.2.2–6.2.3 say servers compare
     /// it: scheme and host in lower case, the default port left out, an empty path as `/`,
     /// percent-encodings in upper case with unreserved characters decoded, dot segments removed.

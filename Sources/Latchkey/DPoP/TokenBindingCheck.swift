@@ -1,7 +1,7 @@
 import LatchkeyJOSE
 
 /// The client-side checks of a token response when DPoP is in play (RFC 9449 §5, §6.1).
-public enum TokenBindingCheck {
+enum TokenBindingCheck {
     /// Checks `response` given the key whose proof went with the request (nil: none was sent).
     /// `requireBinding` refuses a `Bearer` answer to a proof (`DPoPMode.always`, or a bound
     /// session refreshing); otherwise it is accepted and the session is simply not bound.

@@ -1,7 +1,7 @@
 /// A request from git to a credential helper (`git help credential`): `name=value` lines, ended by
 /// a blank line or the end of input. The helper hands a token to git, so the reader is strict: a
 /// line git would never send is refused, never guessed at.
-public struct CredentialRequest: Sendable, Equatable {
+package struct CredentialRequest: Sendable, Equatable {
     /// The longest line accepted, in bytes (git's own lines are far shorter; a token is a value in
     /// git's answer, never in a request worth this much).
     public static let maxLineBytes = 8192

@@ -1,6 +1,6 @@
 /// Why a git credential-helper request (`git help credential`, "INPUT/OUTPUT FORMAT") was refused.
 /// Any of these means the input is not what git sends, so no credential is given for it.
-public enum CredentialRequestError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CredentialRequestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Line `line` (1-based) has no `=` between its name and value.
     case missingSeparator(line: Int)
     /// Line `line` has an empty or malformed attribute name.

@@ -1,5 +1,5 @@
 /// Why a profile settings file could not be used (a local storage failure).
-public enum ProfileFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProfileFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is not valid JSON or lacks what a profile needs.
     case invalid(path: String, reason: String)
     /// Reading or writing failed the store's file rules (permissions, owner, size, I/O).

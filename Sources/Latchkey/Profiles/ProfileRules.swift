@@ -25,7 +25,7 @@ extension ProfileSettings {
 }
 
 /// A login that a profile's rules refuse.
-public enum ProfileRuleViolation: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProfileRuleViolation: Error, Sendable, Equatable, CustomStringConvertible {
     /// The profile's token file is encrypted under `current`; `requested` cannot open it.
     case keySourceFixed(current: KeySource, requested: KeySource)
 

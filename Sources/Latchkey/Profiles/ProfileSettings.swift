@@ -2,7 +2,7 @@ import LatchkeyJOSE
 
 /// What `<state-dir>/profiles/NAME.json` holds: the client configuration and the key source,
 /// written on a profile's first login and read by every later command. Never a secret.
-public struct ProfileSettings: Sendable, Equatable {
+package struct ProfileSettings: Sendable, Equatable {
     /// Issuer, client_id, scopes, endpoint overrides, redirect URI, auth method, PKCE.
     public var client: ClientConfiguration
     /// How the token file is encrypted; fixed at the first login.

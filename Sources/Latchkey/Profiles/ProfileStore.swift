@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// writes with mode 0600 in folders made 0700; a file that is a symbolic link, owned by another
 /// user, or accessible to group or others is refused, and so is a state or `profiles/` folder
 /// that another user owns or group/others can write: the file decides where tokens are sent.
-public struct ProfileStore: Sendable {
+package struct ProfileStore: Sendable {
     /// The state directory.
     public let stateDirectory: String
 

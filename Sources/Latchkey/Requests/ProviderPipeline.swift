@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// Sends `ProviderRequest`s: runs every authenticator over the request, sends it on the role's
 /// transport, and sends it once more when an authenticator asks (a server nonce). Transport failures
 /// become `LatchkeyError` (`EndpointExchange`).
-public struct ProviderPipeline: Sendable {
+struct ProviderPipeline: Sendable {
     /// Transports per endpoint role.
     public var transports: EndpointTransports
     /// Applied in order to every request; each decides by role whether it applies.

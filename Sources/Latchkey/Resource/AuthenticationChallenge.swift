@@ -1,7 +1,7 @@
 /// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3): the scheme and
 /// its auth-params. Parsed strictly enough to read `error` from a resource server's 401 and lenient
 /// about what it does not need; hostile input gives nil or fewer params, never a crash.
-public struct AuthenticationChallenge: Sendable, Equatable {
+package struct AuthenticationChallenge: Sendable, Equatable {
     /// The scheme, e.g. `Bearer` or `DPoP` (compared case-insensitively by `isScheme`).
     public let scheme: String
     /// The auth-params in order, names lowercased, values unquoted.

@@ -5,7 +5,7 @@ import LatchkeyCrypto
 /// must be a regular file owned by the effective user with no group or other permission bits; a
 /// symbolic link is followed, since the person chose the path (a key kept in /etc/latchkey and
 /// linked elsewhere, a systemd credential path). Nothing is ever copied or written.
-public enum OwnerOnlyFile {
+package enum OwnerOnlyFile {
     /// Enough for a certificate chain of a few certificates, or any key Latchkey accepts.
     public static let defaultLimit = 64 * 1024
 

@@ -4,7 +4,7 @@ import LatchkeyCrypto
 /// and read with the token file's own rules, so there is one implementation of them: folders made
 /// 0700 and checked, atomic replacement (temporary file, fsync, rename, fsync of the folder) with
 /// mode 0600, and reads that refuse symbolic links, other owners and group or world access.
-public enum PrivateFile {
+package enum PrivateFile {
     /// Creates `directory` (and missing parents) if needed, then replaces `directory/fileName`
     /// with `bytes` atomically. On failure the old file is untouched.
     public static func write(_ bytes: [UInt8], directory: String, fileName: String) throws(TokenStoreError) {

@@ -8,7 +8,7 @@ import LatchkeyCrypto
 /// The header names the profile so a file copied under another profile's name is reported as
 /// such; the AAD is the header followed by the profile name the *reader* expects, so a reader
 /// that skipped that check would still fail authentication.
-public struct TokenFile: Sendable, Equatable {
+package struct TokenFile: Sendable, Equatable {
     /// The first four bytes of every token file.
     public static let magic: [UInt8] = Array("LKTF".utf8)
     /// The format version this build writes and the newest it reads.

@@ -1,6 +1,6 @@
 /// How the token file's AES-256 key is derived from the key material, as recorded in the header.
 /// The variant follows from the key source: PBKDF2 for passphrases, HKDF for key files.
-public enum TokenFileKeyDerivation: Sendable, Equatable {
+package enum TokenFileKeyDerivation: Sendable, Equatable {
     /// HKDF-SHA-256 (RFC 5869) over a key file (`machine`, `credential`, `file:PATH`).
     /// A fresh salt on every write makes every write use a fresh key.
     case hkdfSHA256(salt: [UInt8])

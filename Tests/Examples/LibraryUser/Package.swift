@@ -1,9 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// A program that uses Latchkey as a library user does: the root package by path, its products only.
-// Every source file is a snippet of docs/library.md (Tests/Examples/check-library-snippets.sh);
-// Tests/Examples/run-library-user.sh builds it and runs it against the scripted server.
+// A program that uses Latchkey as a library user does, its products only. The path dependency lets
+// it build inside this repository; Tests/Examples/run-library-user.sh replaces that line with
+// `.package(url: "file://<tagged clone>", from: "<version>")`, as a user's package has it, then
+// builds it and runs it against the scripted server. Every source file is a snippet of
+// docs/library.md (Tests/Examples/check-library-snippets.sh).
 let package = Package(
     name: "LibraryUser",
     platforms: [.macOS(.v15)],
