@@ -57,13 +57,24 @@ public struct EndpointOverrides: Sendable, Equatable {
         deviceAuthorization == nil && token == nil && authorization == nil && revocation == nil && jwksURI == nil
     }
 
-    /// `metadata` with every set override applied.
+    /// `metadata` with every set override applied. An overridden endpoint loses its
+    /// `mtls_endpoint_aliases` entry: an alias stands in for the endpoint the provider published
+    /// (RFC 8705 §5), never for one the operator named, which wins over anything discovered.
     public func applied(to metadata: ProviderMetadata) -> ProviderMetadata {
         var m = metadata
-        if let deviceAuthorization { m.deviceAuthorizationEndpoint = deviceAuthorization }
-        if let token { m.tokenEndpoint = token }
+        if let deviceAuthorization {
+            m.deviceAuthorizationEndpoint = deviceAuthorization
+            m.mtlsEndpointAliases?.deviceAuthorizationEndpoint = nil
+        }
+        if let token {
+            m.tokenEndpoint = token
+            m.mtlsEndpointAliases?.tokenEndpoint = nil
+        }
         if let authorization { m.authorizationEndpoint = authorization }
-        if let revocation { m.revocationEndpoint = revocation }
+        if let revocation {
+            m.revocationEndpoint = revocation
+            m.mtlsEndpointAliases?.revocationEndpoint = nil
+        }
         if let jwksURI { m.jwksURI = jwksURI }
         return m
     }

@@ -1,3 +1,4 @@
+import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
 
@@ -12,13 +13,20 @@ struct Refresher: Sendable {
     let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
     var skewObserver: @Sendable (Double?) async -> Void = { _ in }
 
+    /// With `force`, a token other than the one stored when the call began (read before waiting
+    /// for the lock) is taken as the refresh asked for, when it is fresh for `margin`: another
+    /// process refreshed while this one waited, and refreshing again would only cost a round trip.
     func refreshUnderLock(margin: RefreshMargin, force: Bool) async throws -> Token {
-        try await store.withLock {
+        let before = force ? (try? store.load()).flatMap { $0 }?.token.accessToken : nil
+        return try await store.withLock {
             let session: StoredSession?
             do { session = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard let session else { throw LatchkeyError.notSignedIn }
             // Another task or process may have refreshed while we waited for the lock.
             if !force, session.isFresh(at: time.now(), margin: margin) { return session.token }
+            if force, let before, Self.replaced(before, by: session.token), session.isFresh(at: time.now(), margin: margin) {
+                return session.token
+            }
             do {
                 let token = try await refresh(session).token
                 store.recordRefresh(RefreshAttempt(at: time.now()))
@@ -34,6 +42,11 @@ struct Refresher: Sendable {
                 throw error
             }
         }
+    }
+
+    /// True when `token` is not the access token `before` (compared in constant time).
+    static func replaced(_ before: String, by token: Token) -> Bool {
+        !ConstantTime.equals(Array(before.utf8), Array(token.accessToken.utf8))
     }
 
     /// Failures worth riding out with a still-valid token: the network, or the server's own trouble.
@@ -78,7 +91,7 @@ struct Refresher: Sendable {
         updated.token = response.token(at: now, previous: session.token)
         updated.token.idToken = session.token.idToken
         updated.updatedAt = now
-        updated.dpop?.nonces = pipeline.nonces.all
+        updated.dpop?.nonces = pipeline.nonces.recent
 
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
@@ -132,7 +145,7 @@ struct Refresher: Sendable {
         var updated = session
         updated.token = ClientCredentialsToken.token(from: response, at: now)
         updated.updatedAt = now
-        updated.dpop?.nonces = pipeline.nonces.all
+        updated.dpop?.nonces = pipeline.nonces.recent
         do { try reserved.save(updated) } catch { throw .storage(error) }
         return updated
     }

@@ -207,7 +207,7 @@ public actor Session: TokenSource {
         token.idToken = verified?.compact
         let binding = TokenBinding(token)
         // A Bearer answer under `auto` leaves the session unbound: the key is not kept.
-        let dpop = binding == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.all) } : nil
+        let dpop = binding == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.recent) } : nil
         // A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
         let subject = flow == .clientCredentials ? configuration.clientID : verified?.subject
         var built = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
@@ -354,9 +354,32 @@ extension Session: DPoPProofSource {
                                                   nonce: nonces.nonce(for: url), at: time.now(), random: random)
     }
 
-    /// Remembers a resource server's nonce for this process (the token file keeps the authorization
-    /// server's, saved with each refresh).
-    public func rememberNonce(_ nonce: String, for url: HTTPURL) async { nonces.remember(nonce, for: url) }
+    /// Remembers a resource server's nonce, for this process and in the token file, so the next
+    /// process's first proof to that server carries it (the authorization server's is saved with
+    /// each sign-in and refresh).
+    public func rememberNonce(_ nonce: String, for url: HTTPURL) async {
+        nonces.remember(nonce, for: url)
+        await saveNonce(nonce, origin: url.origin)
+    }
+
+    /// Writes `nonce` into the stored session under the store's lock, over the tokens stored then
+    /// (another process may have refreshed). Best effort, never at the cost of the tokens: nothing
+    /// is written when there is no bound session (logged out meanwhile) or the nonce is already
+    /// there, and a failed write leaves the file as it was (saves are atomic); a nonce only saves
+    /// the next process one round trip.
+    private func saveNonce(_ nonce: String, origin: String) async {
+        let store = self.store
+        do {
+            try await store.withLock {
+                guard var session = try store.load(), var dpop = session.dpop, dpop.nonces[origin] != nonce else { return }
+                dpop.nonces.remember(nonce, for: origin)
+                session.dpop = dpop
+                try store.save(session)
+            }
+        } catch {
+            return
+        }
+    }
 }
 
 /// Which sign-in flow to run.

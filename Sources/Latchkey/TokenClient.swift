@@ -19,10 +19,13 @@ struct TokenClient: Sendable {
     /// Makes a client whose requests run through `pipeline`.
     public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
         self.configuration = configuration
-        self.metadata = pipeline.presentedCertificate == nil ? metadata : metadata.usingMutualTLSAliases
+        // The configured overrides are applied (again) before any alias, so an explicit endpoint
+        // wins even over a session file written with the aliases kept beside it.
+        let explicit = pipeline.presentedCertificate == nil ? metadata : configuration.endpoints.applied(to: metadata)
+        self.metadata = pipeline.presentedCertificate == nil ? metadata : explicit.usingMutualTLSAliases
         // Assertions name this provider's issuer and use an algorithm it advertises; bound to the
         // provider's own metadata, so an endpoint `aud` can name the ordinary endpoint of an alias.
-        self.pipeline = pipeline.bound(to: metadata)
+        self.pipeline = pipeline.bound(to: explicit)
         self.requiresBinding = configuration.dpop == .always
     }
 

@@ -4,10 +4,14 @@ package enum HTTPRedaction {
     /// What replaces a secret value.
     public static let marker = "[REDACTED]"
 
-    /// Parameter and JSON member names whose values are secrets (compared case-insensitively).
+    /// Parameter and JSON member names whose values are secrets (compared case-insensitively):
+    /// credentials, and the handles that redeem a person's approval at the token endpoint
+    /// (`device_code`, CIBA's `auth_req_id`, a `code`). What a person is shown anyway is kept:
+    /// `user_code`, and `request_uri`, which travels in the browser's address bar.
     public static let sensitiveNames: Set<String> = [
-        "access_token", "refresh_token", "id_token", "code", "code_verifier", "client_secret",
-        "device_code", "password", "token", "client_assertion", "assertion", "subject_token",
+        "access_token", "refresh_token", "id_token", "id_token_hint", "code", "code_verifier", "client_secret",
+        "device_code", "auth_req_id", "password", "token", "client_assertion", "assertion", "subject_token",
+        "actor_token", "registration_access_token", "login_hint_token", "client_notification_token",
     ]
 
     /// Header names whose values carry credentials.
@@ -20,10 +24,15 @@ package enum HTTPRedaction {
         sensitiveNames.contains(name.lowercased())
     }
 
-    /// The header value to log: credentials replaced, keeping an auth scheme (`Bearer [REDACTED]`).
+    /// Headers whose value is a URL, whose query may carry a `code` or a token (a redirect's `Location`).
+    public static let urlHeaders: Set<String> = ["location", "content-location", "refresh"]
+
+    /// The header value to log: credentials replaced, keeping an auth scheme (`Bearer [REDACTED]`);
+    /// a URL's secret query parameters replaced.
     public static func redact(headerName: String, value: String) -> String {
-        guard sensitiveHeaders.contains(headerName.lowercased()) else { return value }
         let lower = headerName.lowercased()
+        if urlHeaders.contains(lower) { return redact(url: value) }
+        guard sensitiveHeaders.contains(lower) else { return value }
         if lower == "authorization" || lower == "proxy-authorization",
            let space = value.firstIndex(of: " ") {
             return String(value[..<space]) + " " + marker

@@ -7,7 +7,9 @@ fault (issue 9). It prints its port on stdout when it is ready and appends one J
 request to --log:
   {"t", "t_done", "method", "path", "params", "headers": {accept, content_type, authorization},
    "status", "event", "poll": n, "early": bool}
-Secret-bearing values are logged as "sha256:<16 hex>", never in clear.
+Secret-bearing values are logged as "sha256:<16 hex>", never in clear. A form that repeats a
+parameter (other than `resource`, RFC 8707) is refused with 400 invalid_request and logged as
+event "duplicate-parameters" with "duplicates": [names], as strict servers do (RFC 9126 §2.1).
 
 Issuer: http://127.0.0.1:PORT (no path). Endpoints: /.well-known/openid-configuration,
 /.well-known/oauth-authorization-server, /jwks, /device_authorization, /token, /revoke,
@@ -27,7 +29,7 @@ private_key_jwt (the `private-key-jwt*` scenarios): every request to /token, /de
 and /revoke must carry a client assertion, verified for real against --client-public-key
 (signature, alg among the advertised token_endpoint_auth_signing_alg_values_supported, typ, kid
 when --client-key-id is given, iss = sub = the body's client_id, aud = the issuer, iat within
-60 s, exp - iat <= 60, a jti never seen before); the result is logged as "client_assertion":
+60 s, exp - iat <= 60, a jti never seen before; also on /par and /bc-authorize); the result is logged as "client_assertion":
 {"ok", "reason", "checked", "alg", "typ", "kid", "iss", "sub", "aud", "jti", "lifetime"}.
 
 usage: scripted_idp.py --scenario NAME [--log FILE] [--port 0] [--interval 1] [--expires-in 30]
@@ -186,6 +188,11 @@ SCENARIOS: dict[str, dict] = {
     "private-key-jwt-typ-jwt": dict(pkjwt=True, pkjwt_typ="jwt"),
     # Only RSA algorithms are advertised (an ES256 client must refuse before sending).
     "private-key-jwt-rsa-only": dict(pkjwt=True, pkjwt_algs=["PS256", "RS256"]),
+    # PAR with private_key_jwt: the push is client-authenticated too (RFC 9126 §2.1).
+    "par-private-key-jwt": dict(par=True, par_required=True, pkjwt=True),
+    # RFC 8705 §5: mtls_endpoint_aliases for the token, revocation and device endpoints at /mtls/...;
+    # /explicit/... serves the same endpoints for an operator's --token-endpoint and the like.
+    "mtls-aliases": dict(mtls_aliases=True),
 }
 CIBA_GRANT = "urn:openid:params:grant-type:ciba"
 
@@ -251,7 +258,7 @@ def verify_dpop_proof(proof: str, htm: str, htu: str, access_token=None) -> tupl
 
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-CLIENT_AUTH_PATHS = {"/token", "/device_authorization", "/revoke"}
+CLIENT_AUTH_PATHS = {"/token", "/device_authorization", "/revoke", "/par", "/bc-authorize"}
 PKJWT_ALGS = ["ES256", "ES384", "PS256", "RS256"]
 
 
@@ -406,6 +413,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         self._raw_body = body
         if body and (self.headers.get("Content-Type") or "").startswith("application/x-www-form-urlencoded"):
+            pairs = urllib.parse.parse_qsl(body.decode(errors="replace"), keep_blank_values=True)
+            names = [k for k, _ in pairs]
+            # Parameters must not be repeated (RFC 6749 §3.1, RFC 9126 §2.1); `resource` may be (RFC 8707).
+            self._duplicates = sorted({k for k in names if names.count(k) > 1} - {"resource"})
             params.update({k: v[0] for k, v in urllib.parse.parse_qs(body.decode(errors="replace"),
                                                                      keep_blank_values=True).items()})
         return params
@@ -527,8 +538,15 @@ class Handler(BaseHTTPRequestHandler):
         self._pending = None
         self._dpop_log, self._dpop_jkt = None, None
         self._assertion_log = None
+        self._duplicates = []
         path = urllib.parse.urlsplit(self.path).path
         params = self._params()
+        # mtls-aliases: /mtls/... (the aliases) and /explicit/... (what an operator names) are
+        # served like the ordinary endpoints; the log keeps the path that was asked for.
+        route = path
+        for prefix in ("/mtls/", "/explicit/"):
+            if self.state.k.get("mtls_aliases") and path.startswith(prefix):
+                route = path[len(prefix) - 1:]
         routes = {
             "/.well-known/openid-configuration": self._discovery_oidc,
             "/.well-known/oauth-authorization-server": self._discovery_8414,
@@ -553,12 +571,16 @@ class Handler(BaseHTTPRequestHandler):
             "/large-chunked": self._large_chunked,
             "/slow-body": self._slow_body,
         }
-        handler = routes.get(path)
+        handler = routes.get(route)
         if handler is None:
             self._send(404, b'{"error":"not_found"}')
             self._record(params, 404, "unknown-path")
             return
-        if self.state.k.get("pkjwt") and path in CLIENT_AUTH_PATHS and not self._client_assertion_check(params, path):
+        if self._duplicates:
+            self._json(400, {"error": "invalid_request", "error_description": "repeated parameter"})
+            self._record(params, 400, "duplicate-parameters", duplicates=self._duplicates)
+            return
+        if self.state.k.get("pkjwt") and route in CLIENT_AUTH_PATHS and not self._client_assertion_check(params, route):
             return
         try:
             handler(params)
@@ -598,6 +620,11 @@ class Handler(BaseHTTPRequestHandler):
         if st.k.get("pkjwt"):
             meta["token_endpoint_auth_methods_supported"] = ["private_key_jwt"]
             meta["token_endpoint_auth_signing_alg_values_supported"] = st.k.get("pkjwt_algs", PKJWT_ALGS)
+        if st.k.get("mtls_aliases"):
+            meta["token_endpoint_auth_methods_supported"].append("tls_client_auth")
+            meta["mtls_endpoint_aliases"] = {name: base + "/mtls/" + path for name, path in [
+                ("token_endpoint", "token"), ("revocation_endpoint", "revoke"),
+                ("device_authorization_endpoint", "device_authorization")]}
         for name in st.k.get("discovery_omit", []):
             meta.pop(name, None)
         return meta

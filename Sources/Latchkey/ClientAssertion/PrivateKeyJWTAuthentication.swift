@@ -46,11 +46,12 @@ public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
         return copy
     }
 
-    /// Appends `client_id`, `client_assertion_type` and a new `client_assertion`.
+    /// Appends `client_id` (unless the form names the client already, as a pushed authorization
+    /// request does), `client_assertion_type` and a new `client_assertion`.
     public func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
         guard request.role.authenticatesClient else { return }
         let assertion = try self.assertion(audience: audience(for: request.url), at: context.now, random: context.random)
-        request.form.append(("client_id", clientID))
+        request.appendClientID(clientID)
         request.form.append(("client_assertion_type", Self.assertionType))
         request.form.append(("client_assertion", assertion))
     }

@@ -1,21 +1,21 @@
 import LatchkeyCrypto
 
 /// What a DPoP-bound session keeps in the encrypted token file, and nowhere else: the key's
-/// private scalar and the last nonce each server handed out.
+/// private scalar and the last nonce each server handed out (the most recent origins only).
 public struct DPoPBinding: Sendable, Equatable {
     /// The P-256 private scalar (32 bytes). Secret.
     public var privateScalar: SecretBytes
-    /// Origin → the last `DPoP-Nonce` it sent.
-    public var nonces: [String: String]
+    /// Origin → the last `DPoP-Nonce` it sent, oldest first, at most `RecentNonces.limit` origins.
+    public var nonces: RecentNonces
 
     /// Makes a value.
-    public init(privateScalar: SecretBytes, nonces: [String: String] = [:]) {
+    public init(privateScalar: SecretBytes, nonces: RecentNonces = RecentNonces()) {
         self.privateScalar = privateScalar
         self.nonces = nonces
     }
 
     /// The binding of `key`.
-    public init(key: DPoPKey, nonces: [String: String] = [:]) {
+    public init(key: DPoPKey, nonces: RecentNonces = RecentNonces()) {
         self.init(privateScalar: key.rawScalar, nonces: nonces)
     }
 

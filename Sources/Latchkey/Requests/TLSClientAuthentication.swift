@@ -9,9 +9,10 @@ public struct TLSClientAuthentication: RequestAuthenticator {
     /// Makes the authenticator.
     public init(clientID: String) { self.clientID = clientID }
 
-    /// Appends `client_id` on the endpoints where the client authenticates.
+    /// Appends `client_id` on the endpoints where the client authenticates, once (a pushed
+    /// authorization request names the client already).
     public func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
         guard request.role.authenticatesClient else { return }
-        request.form.append(("client_id", clientID))
+        request.appendClientID(clientID)
     }
 }

@@ -52,13 +52,14 @@ enum StoredSessionPayload {
         return session
     }
 
-    /// `{"key": base64url(scalar), "nonces": {origin: nonce}}`. The scalar's base64url text is a
+    /// `{"key": base64url(scalar), "nonces": {origin: nonce}}`, the nonces oldest first (read back
+    /// in the file's order, the last `RecentNonces.limit` kept). The scalar's base64url text is a
     /// copy of the secret in a Swift string; it lives only as long as this encode or decode.
     private static func binding(_ b: DPoPBinding) -> JSONObject {
         var o = JSONObject()
         o["key"] = .string(b.privateScalar.withUnsafeBytes { Base64URL.encode($0) })
         var nonces = JSONObject()
-        for (origin, nonce) in b.nonces.sorted(by: { $0.key < $1.key }) { nonces[origin] = .string(nonce) }
+        for entry in b.nonces.entries { nonces[entry.origin] = .string(entry.nonce) }
         o["nonces"] = .object(nonces)
         return o
     }
@@ -67,9 +68,9 @@ enum StoredSessionPayload {
         var scalar = try Base64URL.decode(try m.requiredString("key"))
         defer { for i in scalar.indices { scalar[i] = 0 } }
         guard scalar.count == 32 else { throw DocumentError.invalid(member: "dpop.key", reason: "must be a 32-byte P-256 scalar") }
-        var nonces: [String: String] = [:]
+        var nonces = RecentNonces()
         if let n = try m.object("nonces") {
-            for (origin, value) in n.object { if let v = value.stringValue { nonces[origin] = v } }
+            for (origin, value) in n.object { if let v = value.stringValue { nonces.remember(v, for: origin) } }
         }
         return DPoPBinding(privateScalar: SecretBytes(scalar), nonces: nonces)
     }

@@ -10,7 +10,9 @@ enum CommandCatalog {
         .value("ca-file", "FILE", help: "PEM bundle of trusted CAs",
                default: "the first usual system bundle that exists", env: ["LATCHKEY_CA_FILE", "SSL_CERT_FILE"]),
         .flag("json", help: "machine-readable output on stdout", default: "off"),
-        .flag("verbose", ["-v", "--verbose"], help: "log each HTTP exchange to stderr, secrets redacted", default: "off"),
+        .flag("verbose", ["-v", "--verbose"],
+              help: "log each HTTP exchange to stderr, secrets redacted (tokens, codes, device_code, auth_req_id, credentials)",
+              default: "off"),
         .flag("quiet", ["-q", "--quiet"], help: "only errors on stderr", default: "off"),
         .flag("help", ["-h", "--help"], help: "show help for the tool or the command"),
         .flag("version", help: "print the version of latchkey and mbedTLS"),
@@ -53,10 +55,13 @@ enum CommandCatalog {
                    default: "none"),
             .value("client-cert-key-file", "FILE", help: "PEM private key of --client-cert-file, owner-only (mode 0600, else exit 9); remembered by path",
                    default: "none"),
-            .value("device-authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
-            .value("token-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("device-authorization-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                   default: "discovered"),
+            .value("token-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                   default: "discovered"),
             .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
-            .value("revocation-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value("revocation-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                   default: "discovered"),
             .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
             .value("credential-host", "HOST[:PORT]", help: "the host `credential get` answers for; remembered",
                    default: "the issuer's host"),
@@ -108,7 +113,9 @@ enum CommandCatalog {
         details: """
         Prints a valid access token, refreshing first when it expires within --min-ttl seconds
         (by default 60, at most half the token's lifetime; a --min-ttl given is used as given).
-        With a valid cached token it does not touch the network.
+        With a valid cached token it does not touch the network. A --force-refresh that finds,
+        once it holds the profile's lock, that another process replaced the token while it waited
+        prints that token instead of refreshing again.
         """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
@@ -118,7 +125,8 @@ enum CommandCatalog {
             .value("min-ttl", "SECONDS",
                    help: "refresh when the token expires within SECONDS (the default is capped at half the token's lifetime)",
                    default: "60"),
-            .flag("force-refresh", help: "refresh even when the token is still valid", default: "off"),
+            .flag("force-refresh", help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
+                  default: "off"),
             clientSecretFile,
             passphraseFile,
         ])
@@ -164,7 +172,8 @@ enum CommandCatalog {
         name: "refresh", aliases: [], summary: "refresh the tokens now",
         details: """
         Refreshes now. When the server rejects the refresh token the local tokens are cleared and
-        the exit code is 3: run 'latchkey login' again.
+        the exit code is 3: run 'latchkey login' again. A token another process replaced while
+        this one waited for the profile's lock counts as the refresh.
         """,
         argumentsUsage: "", maxPositionals: 0, options: [clientSecretFile, passphraseFile])
 
