@@ -20,6 +20,8 @@ public struct ProfileSettings: Sendable, Equatable {
     /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
     /// itself is never copied into the profile.
     public var clientKeyFile: String?
+    /// The offline_access-without-DPoP warning was shown once for this profile: it is not repeated.
+    public var offlineAccessWarned = false
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
@@ -33,6 +35,7 @@ public struct ProfileSettings: Sendable, Equatable {
         var o = client.json
         o["key_source"] = .string(keySource.name)
         for member in Self.optionalMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        if offlineAccessWarned { o["offline_access_warned"] = .bool(true) }
         return .object(o)
     }
 
@@ -58,6 +61,10 @@ public struct ProfileSettings: Sendable, Equatable {
             guard let value = json[member.name] else { continue }
             guard let text = value.stringValue else { throw .invalid(path: path, reason: "\"\(member.name)\" must be a string") }
             self[keyPath: member.path] = text
+        }
+        if let value = json["offline_access_warned"] {
+            guard case .bool(let warned) = value else { throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false") }
+            offlineAccessWarned = warned
         }
     }
 
