@@ -41,8 +41,9 @@ struct AuthorizationCodeFlow: Sendable {
     }
 
     /// Builds the authorization request for `redirectURI`, pushing it first (RFC 9126) when the
-    /// configuration's `PARMode` says so for this provider: the URL then holds only `client_id`
-    /// and the `request_uri` the provider answered with.
+    /// configuration's `PARMode` says so for this provider: the URL then holds `client_id` and the
+    /// `request_uri` the provider answered with, plus, for an OpenID request, the pushed
+    /// `response_type` and `scope` (`referenceParameters`).
     public func prepareRequest(redirectURI: String) async throws(LatchkeyError) -> Request {
         guard try client.configuration.par.uses(client.metadata) else { return try makeRequest(redirectURI: redirectURI) }
         // The endpoint is checked before anything is pushed: a flow that cannot end is not begun.
@@ -50,13 +51,27 @@ struct AuthorizationCodeFlow: Sendable {
         let (params, state, nonce, pkce) = authorizationParameters(redirectURI: redirectURI)
         let pushed = try await client.pushAuthorizationRequest(params)
         let received = time.now()
-        let url = try authorizationURL([("client_id", client.configuration.clientID), ("request_uri", pushed.requestURI)])
+        let url = try authorizationURL(Self.referenceParameters(pushed: params, requestURI: pushed.requestURI))
         return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI,
                        pushedExpiresAt: received.addingTimeInterval(Double(pushed.expiresIn)))
     }
 
+    /// The authorization URL's query after a push: `client_id` and `request_uri`; for an OpenID
+    /// request (`scope` holds `openid`) also `response_type` and `scope`, which OpenID Connect Core
+    /// §6.2 asks for beside a request by reference (idpyoidc refuses the URL without them) and RFC
+    /// 9101 §5 lets a client repeat. They are copied from what was pushed, so they cannot differ.
+    static func referenceParameters(pushed: [(String, String)], requestURI: String) -> [(String, String)] {
+        func value(_ name: String) -> String? { pushed.first { $0.0 == name }?.1 }
+        var query: [(String, String)] = [("client_id", value("client_id") ?? ""), ("request_uri", requestURI)]
+        if let scope = value("scope"), scope.split(separator: " ").contains("openid"), let type = value("response_type") {
+            query += [("response_type", type), ("scope", scope)]
+        }
+        return query
+    }
+
     /// Every authorization parameter (RFC 6749 §4.1.1, OIDC `nonce`, RFC 7636 S256, RFC 9449
-    /// `dpop_jkt`, RFC 8707 `resource`, the configured extras), with fresh secrets.
+    /// `dpop_jkt`, `prompt=consent` for offline access, RFC 8707 `resource`, the configured
+    /// extras), with fresh secrets.
     func authorizationParameters(redirectURI: String) -> (params: [(String, String)], state: String, nonce: String, pkce: PKCE) {
         let pkce = PKCE(random: random)
         let state = Base64URL.encode(random.bytes(16))
@@ -68,6 +83,12 @@ struct AuthorizationCodeFlow: Sendable {
         params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
         // RFC 9449 §10: binds the authorization code to the session's key.
         if let key = client.dpopKey { params.append(("dpop_jkt", key.thumbprint)) }
+        // OpenID Connect Core §11: offline access is asked for with the person's consent (the
+        // OpenID Foundation's test provider refuses it otherwise); a prompt the operator chose wins.
+        if client.configuration.scopes.contains("offline_access"),
+           !client.configuration.extraParameters.contains(where: { $0.name == "prompt" }) {
+            params.append(("prompt", "consent"))
+        }
         params += client.configuration.authorizationRequestExtensions
         return (params, state, nonce, pkce)
     }

@@ -15,9 +15,11 @@ public enum LoginEvent: Sendable {
     case slowDown(interval: Int)
     /// Device flow: a network error or 5xx; retrying in `nextPollIn` seconds (the reason is one line).
     case retrying(reason: String, nextPollIn: Int)
-    /// A public client asked for `offline_access` without DPoP: its refresh token will be a bearer
-    /// secret on this device. Sent before the flow starts.
-    case offlineAccessWithoutDPoP
+    /// A public client signed in with `offline_access` without DPoP: its refresh token is a bearer
+    /// secret on this device. Sent only after the session is saved, just before `.authorized`, so
+    /// nothing is said about a sign-in that did not happen. `dpopOffered`: the provider's metadata
+    /// offers DPoP with ES256, so `DPoPMode.auto` would bind the tokens there.
+    case offlineAccessWithoutDPoP(dpopOffered: Bool)
     /// The provider's clock (its answer's `Date`) is `offsetSeconds` ahead of the local one
     /// (negative: behind), more than the leeway: ID-token times are judged by the provider's
     /// clock (up to `ClockSkew.maxShift`). Sent before the ID token is verified.

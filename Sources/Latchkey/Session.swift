@@ -156,10 +156,7 @@ public actor Session: TokenSource {
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
-        if offline && dpopKey == nil {
-            if offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
-            events(.offlineAccessWithoutDPoP)
-        }
+        if offline && dpopKey == nil && offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
         var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey, identity: identity))
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
@@ -220,6 +217,10 @@ public actor Session: TokenSource {
             try await store.withLock { try store.save(session) }
         } catch {
             throw Self.mapped(error)
+        }
+        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
+        if offline && dpopKey == nil && token.refreshToken != nil {
+            events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta)))
         }
         events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
                            expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))

@@ -1,4 +1,5 @@
 import Glibc
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -67,6 +68,30 @@ struct CodeFlowProcessTests {
             #expect(error["event"] == "error" && error["exit_code"]?.int64Value == 2, "\(error)")
             #expect(error["message"] == "no redirect URL was pasted: end of input", "\(error)")
             #expect(access(cli.stateDirectory + "/default.tokens", F_OK) != 0)
+        }
+    }
+
+    /// OpenID Connect Core §11: offline access in the browser and paste flows adds prompt=consent,
+    /// unless --param prompt=… chose another; the device flow has no prompt.
+    @Test func offlineAccessAsksForConsentInTheCodeFlowsOnly() throws {
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            for (flow, extra, expected) in [("paste", [String](), ["consent"]), ("browser", [], ["consent"]),
+                                            ("paste", ["--param", "prompt=login"], ["login"]),
+                                            ("browser", ["--scope", "openid profile"], [])] {
+                let child = try cli.start(["login", "--json", "--flow", flow, "--issuer", idp.issuer, "--client-id", "c",
+                                           "--timeout", "20"] + extra, stdin: .pipe)
+                defer { child.terminate() }
+                let first = try #require(child.nextLine(timeout: .seconds(30)))
+                let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
+                let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
+                let prompts = FormURLEncoding.decode(query).filter { $0.0 == "prompt" }.map(\.1)
+                #expect(prompts == expected, "\(flow) \(extra): \(url)")
+            }
+            let device = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "c"])
+            #expect(device.exitCode == 0, "\(device)")
+            let request = try #require(idp.logLines().compactMap { try? JSONParser().parseObject(Array($0.utf8)) }
+                .first { $0["path"] == "/device_authorization" })
+            #expect(request["params"]?["scope"] == "openid offline_access" && request["params"]?["prompt"] == nil, "\(request)")
         }
     }
 

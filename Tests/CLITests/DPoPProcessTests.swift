@@ -155,7 +155,8 @@ struct DPoPProcessTests {
             #expect(!idp.logLines().contains { $0.contains("/device_authorization") }, "asked the person before refusing")
             let warned = try Self.login(cli, idp)
             #expect(warned.exitCode == 0, "\(warned)")
-            #expect(warned.stderrText.contains("warning: offline_access without DPoP"), "\(warned)")
+            // --json: an event, no human text.
+            #expect(warned.stdoutLines.contains { $0.contains(#""code":"offline_access_unbound""#) } && warned.stderr.isEmpty, "\(warned)")
         }
         try withScriptedIdP("dpop", ["--approve-after", "1"]) { idp, cli in
             let bound = try Self.login(cli, idp, ["--require-dpop-for-offline-access"])

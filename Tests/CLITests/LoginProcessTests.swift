@@ -16,6 +16,7 @@ struct LoginProcessTests {
         "slow_down": ["event", "interval"],
         "authorized": ["event", "issuer", "subject", "scope", "expires_at", "id_token_verified", "token_binding"],
         "error": ["event", "error", "exit_code", "message"],
+        "warning": ["event", "code", "message"],
     ]
 
     /// Parses stdout as JSON Lines and checks every line against the contract's shapes and types.
@@ -60,7 +61,9 @@ struct LoginProcessTests {
             #expect(events.first?["event"] == "verification")
             #expect(events.last?["event"] == "authorized")
             #expect(events.last?["id_token_verified"] == .bool(true))
-            #expect(events.dropFirst().dropLast().allSatisfy { $0["event"] == "pending" })
+            #expect(events.dropFirst().dropLast().allSatisfy { $0["event"] == "pending" || $0["event"] == "warning" })
+            // The offline_access warning, once the sign-in succeeded: right before `authorized`.
+            #expect(events.dropLast().last?["code"] == "offline_access_unbound", "\(login.stdoutText)")
             var info = stat()
             #expect(stat(cli.stateDirectory + "/profiles/default.json", &info) == 0 && info.st_mode & 0o777 == 0o600)
             // Remembered: later commands need no --issuer.

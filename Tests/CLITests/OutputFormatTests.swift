@@ -99,6 +99,27 @@ struct LoginEventJSONTests {
                                                              expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false,
                                                              tokenBinding: .dpop))
         #expect(authorized.jsonText == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false,"token_binding":"dpop"}"#)
+        let warning = LoginPresenter.jsonLine(.offlineAccessWithoutDPoP(dpopOffered: false))
+        #expect(warning.objectValue?.keys == ["event", "code", "message"])
+        #expect(warning.objectValue?["code"] == "offline_access_unbound")
+    }
+
+    /// The warning advises only what can work: DPoP where the provider offers it (not for a git
+    /// profile), a key source whose key is not on the disk where the profile has none, and always
+    /// leaving offline_access out.
+    @Test func offlineAccessAdviceFollowsTheProviderAndTheProfile() {
+        let unbound = "offline_access without DPoP: the refresh token is a bearer secret on this device; "
+        let keySource = "keep the token file under a key that is not on this disk (--key-source passphrase or credential, at a profile's first login)"
+        let machine = OfflineAccessAdvice(keySource: .machine, gitProfile: false)
+        #expect(machine.message(dpopOffered: true) == unbound + "the provider offers DPoP: sign in with --dpop auto to bind it to a key")
+        #expect(machine.message(dpopOffered: false)
+                == unbound + "the provider offers no DPoP: " + keySource + ", or leave offline_access out of --scope")
+        #expect(OfflineAccessAdvice(keySource: .machine, gitProfile: true).message(dpopOffered: true)
+                == unbound + "a git profile is a Bearer profile: " + keySource + ", or leave offline_access out of --scope")
+        for source in [KeySource.passphrase, .credential] {
+            #expect(OfflineAccessAdvice(keySource: source, gitProfile: false).message(dpopOffered: false)
+                    == unbound + "the provider offers no DPoP: leave offline_access out of --scope")
+        }
     }
 }
 
@@ -114,7 +135,8 @@ struct ProfileSettingsTests {
                                              authorization: nil, revocation: "https://idp.example/revoke", jwksURI: nil)
         client.allowedAlgorithms = ["ES256"]
         client.leeway = 30
-        let settings = ProfileSettings(client: client, keySource: .file(path: "/etc/latchkey/key"))
+        var settings = ProfileSettings(client: client, keySource: .file(path: "/etc/latchkey/key"))
+        settings.offlineAccessWarned = true
         let text = settings.json.jsonText
         #expect(!text.contains("secret\":"))
         let back = try ProfileSettings(json: try JSONParser().parseObject(Array(text.utf8)), path: "p")
@@ -131,7 +153,8 @@ struct ProfileSettingsTests {
 
     @Test func badMembersAreReported() throws {
         for bad in [#"{"client_id":"c"}"#, #"{"issuer":"i","client_id":"c","key_source":"tpm"}"#,
-                    #"{"issuer":"i","client_id":"c","scopes":"openid"}"#, #"{"issuer":"i","client_id":"c","pkce":"maybe"}"#] {
+                    #"{"issuer":"i","client_id":"c","scopes":"openid"}"#, #"{"issuer":"i","client_id":"c","pkce":"maybe"}"#,
+                    #"{"issuer":"i","client_id":"c","offline_access_warned":"yes"}"#] {
             let object = try JSONParser().parseObject(Array(bad.utf8))
             #expect(throws: ProfileFileError.self, "\(bad)") { try ProfileSettings(json: object, path: "p") }
         }

@@ -1,4 +1,5 @@
 import Glibc
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -24,8 +25,8 @@ struct PushedAuthorizationProcessTests {
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
             let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
-            #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") } == ["client_id", "request_uri"],
-                    "authorization URL: \(url)")
+            #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
+                        == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(url)")
             let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
             #expect(browser.stdoutText == "200", "\(browser)")
             let result = child.waitForExit(timeout: .seconds(30))
@@ -43,6 +44,45 @@ struct PushedAuthorizationProcessTests {
             let profile = try JSONParser().parseObject(Array((FileText.read(cli.stateDirectory + "/profiles/default.json") ?? "").utf8))
             #expect(profile["resources"] == .array(["https://api.example/v1", "urn:example:second"]))
             #expect(profile["parameters"]?.arrayValue?.count == 2)
+        }
+    }
+
+    /// The names and (decoded) values of a URL's query, in order.
+    static func query(_ url: String) -> [(String, String)] {
+        FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1).last ?? ""))
+    }
+
+    /// OpenID Connect Core §6.2 (idpyoidc): an OpenID request by reference carries response_type
+    /// and scope beside request_uri, equal to the pushed values, and nothing else.
+    @Test func anOpenIDStrictProviderGetsResponseTypeAndScopeBesideTheRequestURI() throws {
+        let curl = try Self.curl()
+        try withScriptedIdP("par-oidc-strict") { idp, cli in
+            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                                       "--timeout", "20"])
+            let first = try #require(child.nextLine(timeout: .seconds(30)))
+            let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
+            let query = Self.query(url)
+            #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(url)")
+            let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
+            #expect(browser.stdoutText == "200", "\(browser) \(idp.logLines())")
+            let result = child.waitForExit(timeout: .seconds(30))
+            #expect(result.exitCode == 0, "\(result)")
+            let push = try #require(Self.log(idp).first { $0["path"] == "/par" }?["params"]?.objectValue)
+            for (name, value) in query where name != "request_uri" {
+                #expect(push[name] == .string(value), "\(name) in the URL is not the pushed value")
+            }
+            #expect(push["scope"] == "openid offline_access")
+        }
+    }
+
+    @Test func aPushWithoutOpenIDPutsOnlyTheReferenceInTheURL() throws {
+        try withScriptedIdP("par-required") { idp, cli in
+            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                                       "--scope", "profile offline_access", "--timeout", "20"])
+            defer { child.terminate() }
+            let first = try #require(child.nextLine(timeout: .seconds(30)))
+            let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
+            #expect(Self.query(url).map(\.0) == ["client_id", "request_uri"], "authorization URL: \(url)")
         }
     }
 

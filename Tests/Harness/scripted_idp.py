@@ -160,6 +160,9 @@ SCENARIOS: dict[str, dict] = {
     "par-no-request-uri": dict(par=True, par_answer={"expires_in": 60}),
     # The request_uri is refused at /authorize as expired (invalid_request_uri on the redirect).
     "par-expired": dict(par=True, par_required=True, par_expired=True),
+    # Like idpyoidc: an OpenID request by reference also needs response_type and scope in the URL
+    # (OpenID Connect Core §6.2), equal to the pushed values (400 without them).
+    "par-oidc-strict": dict(par=True, par_required=True, par_oidc_strict=True),
     # The client-credentials grant (RFC 6749 §4.4), for confidential clients (HTTP Basic or
     # client_secret_post); no refresh token, no ID token. Access tokens live --at-ttl seconds.
     "client-credentials": dict(client_credentials=True),
@@ -1061,7 +1064,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(302, b"", "text/plain", {"Location": pushed["redirect_uri"] + "?" + query})
             self._record(params, 302, "authorize-request-uri-expired")
             return None
-        extra = sorted(set(params) - {"client_id", "request_uri"})
+        # RFC 9101 §5: pushed values may be repeated in the URL; they must then be the same.
+        repeated = {"response_type", "scope"}
+        extra = sorted(n for n in set(params) - {"client_id", "request_uri"}
+                       if n not in repeated or params[n] != pushed.get(n))
+        openid = "openid" in pushed.get("scope", "").split()
+        if st.k.get("par_oidc_strict") and openid and not repeated <= set(params):
+            self._send(400, b"response_type and scope are required beside request_uri", "text/plain")
+            self._record(params, 400, "authorize-missing-oidc-parameters")
+            return None
         if extra:
             self._send(400, b"parameters beside request_uri", "text/plain")
             self._record(params, 400, "authorize-extra-parameters", extra=extra)

@@ -118,6 +118,8 @@ struct GlewlwydDeviceFlowTests {
         let outcome = try login.run(trigger: "authorization_url") { event, _ in
             let url = try #require(event["url"]?.stringValue)
             #expect(url.contains("code_challenge_method=S256"), "authorization URL: \(url)")
+            // OpenID Connect Core §11, and Glewlwyd signs in with it.
+            #expect(url.contains("prompt=consent") == env.scope.split(separator: " ").contains("offline_access"), "authorization URL: \(url)")
             let browser = try env.completeBrowserLogin(authorizationURL: url)
             #expect(browser.exitCode == 0, "browser: \(browser) \(browser.stdoutText)")
         }

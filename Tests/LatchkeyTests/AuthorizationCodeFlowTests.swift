@@ -26,6 +26,24 @@ import LatchkeyTesting
         #expect(request.pkce.verifier.count >= 43)
     }
 
+    /// OpenID Connect Core §11: a request for offline access carries `prompt=consent` (the OpenID
+    /// Foundation's test provider refuses it otherwise), unless the operator chose a prompt.
+    @Test func offlineAccessAsksForConsentUnlessAPromptIsGiven() throws {
+        func prompts(_ configure: (inout ClientConfiguration) -> Void) throws -> [String] {
+            var c = testConfiguration()
+            configure(&c)
+            let client = try TokenClient(configuration: c, metadata: testMetadata(),
+                                         transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
+            let request = try AuthorizationCodeFlow(client: client, random: CountingRandom()).makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+            return FormURLEncoding.decode(request.url.query ?? "").filter { $0.0 == "prompt" }.map(\.1)
+        }
+        #expect(try prompts { _ in } == ["consent"])
+        #expect(try prompts { $0.scopes = ["openid"] } == [])
+        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "prompt", value: "login")!] } == ["login"])
+        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "prompt", value: "consent")!] } == ["consent"])
+        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "ui_locales", value: "de")!] } == ["consent"])
+    }
+
     @Test func stateMustMatch() throws {
         let f = flow()
         let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")

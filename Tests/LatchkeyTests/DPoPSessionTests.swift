@@ -230,6 +230,40 @@ import LatchkeyTesting
         #expect(!bound.all.contains { if case .offlineAccessWithoutDPoP = $0 { return true }; return false })
     }
 
+    /// The warning is never given before a sign-in has succeeded: it follows the saved session,
+    /// right before `.authorized`, and a refused sign-in reports none.
+    static func isWarning(_ e: LoginEvent) -> Bool { if case .offlineAccessWithoutDPoP = e { return true }; return false }
+
+    @Test func theOfflineAccessWarningFollowsASuccessfulSignInOnly() async throws {
+        let store = MemoryTokenStore()
+        let events = EventLog()
+        let t = provider(tokenType: "Bearer", metadataDPoP: false)
+        let s = session(store, t, scopes: ["openid", "offline_access"])
+        let record = events.record
+        _ = try await s.signIn(events: { e in
+            // Reported only once the session is stored.
+            if Self.isWarning(e) { #expect(store.session != nil, "warned before the session was saved") }
+            record(e)
+        })
+        let all = events.all
+        #expect(all.firstIndex(where: Self.isWarning) == all.count - 2, "\(all)")
+        #expect(all.first.map { if case .verification = $0 { return true }; return false } == true, "\(all)")
+
+        let denied = ScriptedTransport(clock: clock) { r, _ in
+            switch r.url.path {
+            case "/.well-known/openid-configuration":
+                return Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","jwks_uri":"https://idp.example/jwks"}"#)
+            case "/device": return DeviceFlowTests.standardDevice
+            default: return Reply.json(400, #"{"error":"access_denied"}"#)
+            }
+        }
+        let refused = EventLog()
+        await #expect(throws: LatchkeyError.self) {
+            _ = try await session(MemoryTokenStore(), denied, scopes: ["openid", "offline_access"]).signIn(events: refused.record)
+        }
+        #expect(!refused.all.contains(where: Self.isWarning), "\(refused.all)")
+    }
+
     @Test func theCodeFlowSendsDpopJkt() throws {
         let key = try DPoPKey(random: CountingRandom())
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.empty(500) }

@@ -46,6 +46,16 @@ final class PollScript: @unchecked Sendable {
         return zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
     }
 
+    /// `prompt=consent` for offline access belongs to the code flow (OpenID Connect Core §11):
+    /// the device request, with the same scopes, has no prompt.
+    @Test func theDeviceRequestCarriesNoPromptForOfflineAccess() async throws {
+        let t = PollScript([Self.token]).transport(clock: clock)
+        _ = try await flow(t).run()
+        let form = FormURLEncoding.decode(String(decoding: t.sent[0].request.body, as: UTF8.self))
+        #expect(t.sent[0].path == "/device" && form.contains { $0 == ("scope", "openid offline_access") })
+        #expect(!form.contains { $0.0 == "prompt" }, "\(form)")
+    }
+
     @Test func pollsAtTheIntervalMeasuredFromTheResponse() async throws {
         let t = PollScript([Self.pending, Self.pending, Self.token]).transport(clock: clock)
         let events = EventLog()

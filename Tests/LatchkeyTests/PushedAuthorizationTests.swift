@@ -102,7 +102,7 @@ import LatchkeyTesting
 
     // MARK: What is pushed, and the URL
 
-    @Test func thePushCarriesEverythingAndTheURLOnlyClientIDAndRequestURI() async throws {
+    @Test func thePushCarriesEverything() async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
         let key = try DPoPKey(random: CountingRandom())
         let f = flow(t, configure: {
@@ -124,11 +124,37 @@ import LatchkeyTesting
         #expect(values("prompt") == ["consent"])
         // RFC 9449 §7.1 does not forbid a proof on PAR; the pipeline adds one for a DPoP session.
         #expect(sent.header("DPoP") != nil)
-        let query = FormURLEncoding.decode(request.url.query ?? "")
-        #expect(query.map(\.0) == ["client_id", "request_uri"], "authorization URL: \(request.url.absoluteString)")
-        #expect(query.last?.1 == "urn:ietf:params:oauth:request_uri:abc")
         #expect(request.url.absoluteString.hasPrefix("https://idp.example/authorize?"))
         #expect(request.pushedExpiresAt == clock.now().addingTimeInterval(60))
+    }
+
+    /// OpenID Connect Core §6.2 wants `response_type` and `scope` beside `request_uri` for an
+    /// OpenID request (idpyoidc refuses the URL without them); RFC 9101 §5 allows repeating pushed
+    /// values. They are the pushed values, and nothing else joins them.
+    @Test func anOpenIDPushRepeatsResponseTypeAndScopeInTheURLAndNothingElse() async throws {
+        let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
+        let f = flow(t, configure: {
+            $0.resources = ["https://api.example/a"]
+            $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
+        })
+        let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        let form = Self.pairs(try #require(t.sent.first))
+        let query = FormURLEncoding.decode(request.url.query ?? "")
+        #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(request.url.absoluteString)")
+        #expect(query[1].1 == "urn:ietf:params:oauth:request_uri:abc")
+        for name in ["client_id", "response_type", "scope"] {
+            #expect(query.filter { $0.0 == name }.map(\.1) == form.filter { $0.0 == name }.map(\.1), "\(name) differs from the pushed value")
+        }
+        #expect(query.first { $0.0 == "scope" }?.1 == "openid offline_access")
+    }
+
+    @Test func aPushWithoutOpenIDLeavesOnlyClientIDAndRequestURIInTheURL() async throws {
+        for scopes in [["api.read", "offline_access"], []] {
+            let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
+            let request = try await flow(t, configure: { $0.scopes = scopes }).prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
+            let query = FormURLEncoding.decode(request.url.query ?? "")
+            #expect(query.map(\.0) == ["client_id", "request_uri"], "\(scopes): \(request.url.absoluteString)")
+        }
     }
 
     @Test func aConfidentialClientAuthenticatesThePushLikeATokenRequest() async throws {

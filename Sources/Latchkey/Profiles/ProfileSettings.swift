@@ -23,6 +23,8 @@ package struct ProfileSettings: Sendable, Equatable {
     /// The PEM CA bundle `login --ca-file` named, by absolute path: the profile's default, below a
     /// later `--ca-file` or the CA variables of the environment. Read at each use, never copied.
     public var caFile: String?
+    /// The offline_access-without-DPoP warning was shown once for this profile: it is not repeated.
+    public var offlineAccessWarned = false
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
@@ -37,6 +39,7 @@ package struct ProfileSettings: Sendable, Equatable {
         var o = client.json
         o["key_source"] = .string(keySource.name)
         for member in Self.optionalMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        if offlineAccessWarned { o["offline_access_warned"] = .bool(true) }
         return .object(o)
     }
 
@@ -62,6 +65,10 @@ package struct ProfileSettings: Sendable, Equatable {
             guard let value = json[member.name] else { continue }
             guard let text = value.stringValue else { throw .invalid(path: path, reason: "\"\(member.name)\" must be a string") }
             self[keyPath: member.path] = text
+        }
+        if let value = json["offline_access_warned"] {
+            guard case .bool(let warned) = value else { throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false") }
+            offlineAccessWarned = warned
         }
     }
 

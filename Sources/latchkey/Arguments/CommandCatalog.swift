@@ -63,7 +63,8 @@ enum CommandCatalog {
             .value("revocation-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
                    default: "discovered"),
             .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
-            .value("credential-host", "HOST[:PORT]", help: "the host `credential get` answers for; remembered",
+            .value("credential-host", "HOST[:PORT]",
+                   help: "the host `credential get` answers for; remembered. A git profile is a Bearer profile: without --dpop it signs in with --dpop never",
                    default: "the issuer's host"),
             .value("credential-username", "NAME", help: "the username `credential get` answers with; remembered",
                    default: "oauth2"),
@@ -115,7 +116,9 @@ enum CommandCatalog {
         (by default 60, at most half the token's lifetime; a --min-ttl given is used as given).
         With a valid cached token it does not touch the network. A --force-refresh that finds,
         once it holds the profile's lock, that another process replaced the token while it waited
-        prints that token instead of refreshing again.
+        prints that token instead of refreshing again. For a DPoP-bound session the Bearer-only
+        outputs (exec-credential, header without --method and --url) are exit 2: sign in with
+        --dpop never for a Bearer token, or give --format header --method M --url URL.
         """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
@@ -235,8 +238,10 @@ enum CommandCatalog {
         git config credential.https://git.example.com.helper '!latchkey --profile forge credential'.
         get answers only for protocol=https and the profile's credential host (login
         --credential-host, default the issuer's host) with username, password (a valid access
-        token) and password_expiry_utc; for any other request it prints nothing. erase makes the
-        next get refresh first; store does nothing. Malformed input is a usage error (exit 2).
+        token) and password_expiry_utc; for any other request it prints nothing. A DPoP-bound
+        session gets no answer either (git's HTTP Basic carries no proof): sign the profile in
+        with login --dpop never. erase makes the next get refresh first; store does nothing.
+        Malformed input is a usage error (exit 2).
         """,
         argumentsUsage: "get|store|erase", maxPositionals: 1, options: [clientSecretFile, passphraseFile])
 

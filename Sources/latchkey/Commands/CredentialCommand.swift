@@ -44,10 +44,10 @@ enum CredentialCommand {
         return 0
     }
 
-    /// Why `get` gives git nothing for a DPoP-bound session, and what to do instead.
+    /// Why `get` gives git nothing for a DPoP-bound session, and the exact command that fixes it.
     static func dpopRefusal(profile: String) -> String {
         "credential get: profile '\(profile)' holds a DPoP-bound token, which git cannot send (HTTP Basic carries no DPoP proof); "
-            + "no password given. For git, sign in a profile with `login --dpop never`"
+            + "no password given. Fix: \(TokenCommand.bearerLogin(profile: profile)) (a git profile is a Bearer profile)"
     }
 
     /// The lines git reads back: `username`, `password` and, when the token has an expiry,

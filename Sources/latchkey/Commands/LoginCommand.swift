@@ -68,6 +68,14 @@ enum LoginCommand {
                              hint: "give the client secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET")
         }
         presenter.issuer = settings.client.issuer
+        if gitProfileTurnsDPoPOff(context.arguments, existing: existing) {
+            presenter.warning(code: "credential_host_bearer",
+                              "--credential-host without --dpop: using --dpop never, since a git profile is a Bearer profile"
+                                  + " (git sends the token as HTTP Basic, which carries no DPoP proof)", note: true)
+        }
+        if existing?.offlineAccessWarned != true {
+            presenter.offlineAccessAdvice = OfflineAccessAdvice(keySource: settings.keySource, gitProfile: settings.credentialHost != nil)
+        }
 
         // Ask for a passphrase now, before the user approves anything, and ask twice.
         var fixedPassphrase: PassphraseProvider?
@@ -91,8 +99,16 @@ enum LoginCommand {
                                      backchannel: backchannel,
                                      events: { presenter.handle($0) })
         }
-        try access.profiles.save(settings, profile: access.profile)
+        var saved = settings
+        saved.offlineAccessWarned = existing?.offlineAccessWarned == true || presenter.showedOfflineAccessWarning
+        try access.profiles.save(saved, profile: access.profile)
         return 0
+    }
+
+    /// True when `--credential-host` without `--dpop` changes the profile's DPoP mode to `never`:
+    /// git's password is a Bearer token (`credential get` refuses a DPoP-bound one).
+    static func gitProfileTurnsDPoPOff(_ args: ParsedArguments, existing: ProfileSettings?) -> Bool {
+        args.has("credential-host") && !args.has("dpop") && (existing?.client.dpop ?? .auto) != .never
     }
 
     /// The settings to sign in with: the options given, over what the profile remembers.
@@ -123,6 +139,8 @@ enum LoginCommand {
         }
         if args.has("dpop") {
             client.dpop = DPoPMode(rawValue: try args.choice("dpop", DPoPMode.allCases.map(\.rawValue), default: "auto"))!
+        } else if args.has("credential-host") {
+            client.dpop = .never  // a git profile is a Bearer profile (gitProfileTurnsDPoPOff)
         }
         let secret = try SecretInput.clientSecret(context)
         if args.has("auth-method") {

@@ -35,11 +35,13 @@ enum TokenCommand {
     /// lines `Authorization: DPoP …` and `DPoP: <proof>` for `target` (which must be given).
     static func output(_ session: StoredSession, format: String, target: ProofTarget?, now: Timestamp) throws -> String {
         let token = try printable(session.token)
-        guard format == "header", TokenBinding(token) == .dpop else { return render(token, format: format) }
-        guard let target else {
-            throw UsageError("--format header for a DPoP-bound token needs the request it is for: --method M --url URL",
-                             command: "token")
+        guard TokenBinding(token) == .dpop else { return render(token, format: format) }
+        // A DPoP-bound token is useless without its proof, and replayable where the binding is not
+        // checked: outputs that can only carry a Bearer token refuse it.
+        if format == "exec-credential" || (format == "header" && target == nil) {
+            throw bearerOnlyRefusal(format: format, profile: session.profile)
         }
+        guard format == "header", let target else { return render(token, format: format) }
         let proof = try session.dpopProof(method: target.method, url: target.url, at: now, random: try ProofTarget.random())
         return render(token, format: format) + "DPoP: " + proof + "\n"
     }
@@ -48,6 +50,20 @@ enum TokenCommand {
     static func refreshMargin(_ args: ParsedArguments) throws(UsageError) -> RefreshMargin {
         guard args.has("min-ttl") else { return .standard }
         return .seconds(Double(try args.nonNegativeInteger("min-ttl", default: 60)))
+    }
+
+    /// The exit-2 refusal of a Bearer-only `format` for a DPoP-bound session, naming both fixes.
+    static func bearerOnlyRefusal(format: String, profile: String) -> CommandFailure {
+        let what = format == "header" ? "--format header without --method and --url" : "--format \(format)"
+        return CommandFailure(exitCode: 2, code: "usage",
+                              message: "profile '\(profile)' holds a DPoP-bound token, which \(what) would pass on as a Bearer token",
+                              hint: "for a Bearer profile run \(bearerLogin(profile: profile)); for this one, "
+                                  + "`latchkey token --format header --method M --url URL` prints the Authorization and DPoP lines of one request")
+    }
+
+    /// The command that makes `profile` a Bearer profile, ready to paste.
+    static func bearerLogin(profile: String) -> String {
+        profile == "default" ? "`latchkey login --dpop never`" : "`latchkey --profile \(profile) login --dpop never`"
     }
 
     /// Refreshes (single-flight across processes, in the library) and prints the new token.

@@ -18,6 +18,8 @@ final class LoginPresenter: Sendable {
     private let statusLine: StatusLine?
     private let ticker = Mutex<Task<Void, Never>?>(nil)
     private let issuerValue = Mutex<String?>(nil)
+    private let offlineAdvice = Mutex<OfflineAccessAdvice?>(nil)
+    private let offlineWarned = Mutex(false)
 
     /// A presenter for one login.
     init(console: Console, json: Bool, showQR: Bool, openBrowser: Bool, flow: LoginFlow, qrFile: QRImageFile? = nil) {
@@ -37,11 +39,38 @@ final class LoginPresenter: Sendable {
         set { issuerValue.withLock { $0 = newValue } }
     }
 
+    /// What the offline_access warning may advise for this profile; nil (the default) when it was
+    /// shown for the profile already, so it is not repeated.
+    var offlineAccessAdvice: OfflineAccessAdvice? {
+        get { offlineAdvice.withLock { $0 } }
+        set { offlineAdvice.withLock { $0 = newValue } }
+    }
+
+    /// True once this login showed the offline_access warning (remembered in the profile).
+    var showedOfflineAccessWarning: Bool { offlineWarned.withLock { $0 } }
+
+    /// A warning that is not an error: with `--json` the contract's `warning` event on stdout (no
+    /// human text on stderr), else one `latchkey: warning:` line, or `latchkey: note:` for `note`.
+    func warning(code: String, _ message: String, note: Bool = false) {
+        if json {
+            console.outLine(Self.warningLine(code: code, message: message).jsonText)
+        } else if note {
+            console.info("latchkey: note: " + TerminalText.singleLine(message) + "\n")
+        } else {
+            console.warn(message)
+        }
+    }
+
+    /// `{"event":"warning","code":…,"message":…}`.
+    static func warningLine(code: String, message: String) -> JSONValue {
+        .object(JSONObject([("event", "warning"), ("code", .string(code)), ("message", .string(message))]))
+    }
+
     /// Handles one event from the flow. Called synchronously by the library; never blocks.
     func handle(_ event: LoginEvent) {
-        // The offline_access warning is for stderr only: the JSON Lines contract has no such event.
         // The image first, so a kiosk script that reacts to the `verification` event finds it.
         if case let .verification(authorization, _) = event { writeQRFile(authorization) }
+        // The offline_access warning is written by `warning(code:_:)`, once per profile.
         if json, !event.isOfflineAccessWarning { console.outLine(LoginPresenter.jsonLine(event, issuer: issuer).jsonText) }
         switch event {
         case let .verification(authorization, expiresAt):
@@ -58,9 +87,10 @@ final class LoginPresenter: Sendable {
             statusLine?.setNote("checking every \(interval) s")
         case let .retrying(reason, next):
             say("Cannot reach the server (\(TerminalText.singleLine(reason))); retrying in \(next) s.")
-        case .offlineAccessWithoutDPoP:
-            console.warn("offline_access without DPoP: the refresh token is a bearer secret on this device"
-                         + " (--dpop always, or --require-dpop-for-offline-access to refuse)")
+        case let .offlineAccessWithoutDPoP(dpopOffered):
+            guard let advice = offlineAccessAdvice, !console.quiet || json else { return }
+            warning(code: "offline_access_unbound", advice.message(dpopOffered: dpopOffered))
+            offlineWarned.withLock { $0 = true }
         case let .clockSkew(offset):
             // With --json the event above says it; the line is for people and logs.
             if !json {
@@ -126,8 +156,10 @@ final class LoginPresenter: Sendable {
             pairs = [("event", "pending"), ("next_poll_in", .integer(Int64(next)))]
         case let .slowDown(interval):
             pairs = [("event", "slow_down"), ("interval", .integer(Int64(interval)))]
-        case .offlineAccessWithoutDPoP:
-            pairs = [("event", "warning"), ("warning", "offline_access_without_dpop")]  // not printed (see handle)
+        case let .offlineAccessWithoutDPoP(dpopOffered):
+            // What `handle` writes through `warning(code:_:)` for a machine-key, non-git profile.
+            return warningLine(code: "offline_access_unbound",
+                               message: OfflineAccessAdvice(keySource: .machine, gitProfile: false).message(dpopOffered: dpopOffered))
         case let .clockSkew(offset):
             pairs = [("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkew.warningLine(offset))),
                      ("offset_seconds", .integer(offset))]
@@ -242,5 +274,31 @@ extension LoginEvent {
     var isOfflineAccessWarning: Bool {
         if case .offlineAccessWithoutDPoP = self { return true }
         return false
+    }
+}
+
+/// What the offline_access-without-DPoP warning advises: only what can work for this profile at
+/// this provider. DPoP where the provider offers it (not for a git profile, whose password is a
+/// Bearer token); otherwise a key source whose key is not on the disk, or no offline_access.
+struct OfflineAccessAdvice: Sendable, Equatable {
+    /// The profile's key source.
+    let keySource: KeySource
+    /// The profile answers git (`--credential-host`), so it must stay a Bearer profile.
+    let gitProfile: Bool
+
+    /// The warning's one line (without the `latchkey: warning: ` prefix).
+    func message(dpopOffered: Bool) -> String {
+        let unbound = "offline_access without DPoP: the refresh token is a bearer secret on this device"
+        if dpopOffered && !gitProfile {
+            return unbound + "; the provider offers DPoP: sign in with --dpop auto to bind it to a key"
+        }
+        var choices: [String] = []
+        if keySource == .machine {
+            choices.append("keep the token file under a key that is not on this disk"
+                           + " (--key-source passphrase or credential, at a profile's first login)")
+        }
+        choices.append("leave offline_access out of --scope")
+        let why = dpopOffered ? "a git profile is a Bearer profile" : "the provider offers no DPoP"
+        return unbound + "; \(why): " + choices.joined(separator: ", or ")
     }
 }
