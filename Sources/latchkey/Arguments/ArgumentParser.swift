@@ -69,6 +69,11 @@ struct ArgumentParser: Sendable {
 
     private func takePositional(_ word: String, into result: inout ParsedArguments) throws(UsageError) {
         guard let command = result.command else {
+            // `latchkey help [COMMAND]` is `latchkey [COMMAND] --help`, as git and gh read it.
+            if word == "help", !result.has("help") {
+                result.record("help", "", order: 0)
+                return
+            }
             guard let found = commands.first(where: { $0.isNamed(word) }) else {
                 throw UsageError("unknown command '\(word)'",
                                  hint: "the commands are: " + commands.map(\.name).joined(separator: ", "))

@@ -39,7 +39,7 @@ enum CommandCatalog {
         options: [
             .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
             .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
-            .value("scope", "SCOPES", help: "space-separated scopes to request", default: "openid offline_access"),
+            .value("scope", "SCOPES", help: "space- or comma-separated scopes to request", default: "openid offline_access"),
             .value("flow", "device|browser|paste|ciba|client-credentials",
                    help: "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4)", default: "device"),
             .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
@@ -107,6 +107,29 @@ enum CommandCatalog {
             .value("client-assertion-aud", "issuer|endpoint",
                    help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
                    default: "issuer"),
+        ],
+        optionGroups: [
+            OptionGroup(title: "Common options", keys: ["issuer", "client-id", "scope", "flow", "resource", "param", "key-source",
+                                                        "passphrase-file", "timeout"]),
+            OptionGroup(title: "Device flow", keys: ["pkce", "qr", "no-qr"]),
+            OptionGroup(title: "Browser and paste flows", keys: ["redirect-uri", "par", "open"]),
+            OptionGroup(title: "CIBA", keys: ["login-hint", "binding-message"]),
+            OptionGroup(title: "Client authentication", keys: ["client-secret-file", "auth-method", "client-key-file", "client-key-id",
+                                                               "client-assertion-alg", "client-assertion-typ", "client-assertion-aud",
+                                                               "client-cert-file", "client-cert-key-file"]),
+            OptionGroup(title: "DPoP", keys: ["dpop", "require-dpop-for-offline-access"]),
+            OptionGroup(title: "Kiosk", keys: ["qr-file"]),
+            OptionGroup(title: "Endpoint overrides", keys: ["device-authorization-endpoint", "token-endpoint", "authorization-endpoint",
+                                                            "revocation-endpoint", "jwks-uri"]),
+            OptionGroup(title: "git and logout", keys: ["credential-host", "credential-username", "post-logout-redirect-uri"]),
+        ],
+        examples: [
+            ("latchkey login --issuer https://id.example.com --client-id my-device",
+             "a device with no browser: shows a URL, a code and a QR code for a phone"),
+            ("latchkey --profile forge login --issuer https://id.example.com --client-id git --credential-host git.example.com",
+             "a Bearer profile for git's credential helper (DPoP off, since HTTP Basic carries no proof)"),
+            ("latchkey login --flow ciba --issuer https://id.example.com --client-id kiosk --client-secret-file /etc/latchkey/secret --login-hint alice@example.com",
+             "CIBA: the provider asks alice on her own phone; no code to type"),
         ])
 
     static let token = CommandSpec(

@@ -14,6 +14,10 @@ struct CommandSpec: Sendable {
     let maxPositionals: Int
     /// The command's own options (the global options are always accepted as well).
     let options: [OptionSpec]
+    /// Headings for the options in `--help`, by option key; empty: one "Options:" list.
+    var optionGroups: [OptionGroup] = []
+    /// Command lines `--help` shows last, each with what it does.
+    var examples: [(command: String, purpose: String)] = []
 
     /// The option spelled `name` (e.g. `--format` or `-v`), or nil.
     func option(named name: String) -> OptionSpec? {
@@ -22,4 +26,10 @@ struct CommandSpec: Sendable {
 
     /// True when `word` names this command or one of its aliases.
     func isNamed(_ word: String) -> Bool { name == word || aliases.contains(word) }
+}
+
+/// A heading of a command's `--help` and the keys of the options listed under it.
+struct OptionGroup: Sendable {
+    let title: String
+    let keys: [String]
 }

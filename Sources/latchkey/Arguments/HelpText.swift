@@ -12,7 +12,7 @@ enum HelpText {
         }
         out += "\nGlobal options (before or after the command):\n"
         out += optionTable(CommandCatalog.globalOptions)
-        out += "\nRun 'latchkey COMMAND --help' for a command's options.\n"
+        out += "\nRun 'latchkey COMMAND --help' (or 'latchkey help COMMAND') for a command's options.\n"
         out += exitCodes
         return out
     }
@@ -24,10 +24,20 @@ enum HelpText {
         out += "\n"
         if !command.aliases.isEmpty { out += "Alias: " + command.aliases.joined(separator: ", ") + "\n" }
         out += "\n" + command.details + "\n"
-        if !command.options.isEmpty {
+        if !command.optionGroups.isEmpty {
+            // A long option list reads in groups (login has dozens); every option is in one group.
+            for group in command.optionGroups {
+                let options = group.keys.compactMap { key in command.options.first { $0.key == key } }
+                out += "\n\(group.title):\n" + optionTable(options)
+            }
+        } else if !command.options.isEmpty {
             out += "\nOptions:\n" + optionTable(command.options)
         }
         out += "\nGlobal options:\n" + optionTable(CommandCatalog.globalOptions)
+        if !command.examples.isEmpty {
+            out += "\nExamples:\n"
+            for example in command.examples { out += "  # " + example.purpose + "\n  " + example.command + "\n" }
+        }
         out += exitCodes
         return out
     }
@@ -35,7 +45,8 @@ enum HelpText {
     static let exitCodes = """
 
     Exit codes: 0 success, 1 internal error, 2 usage, 3 not signed in, 4 denied, 5 timed out,
-    6 network/TLS, 7 protocol/server, 8 verification failed, 9 local storage, 130 interrupted.
+    6 network/TLS, 7 protocol/server, 8 verification failed, 9 local storage,
+    10 fetch: HTTP error (status 400 or more), 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
     """
 
