@@ -21,6 +21,9 @@ public actor Session: TokenSource {
     let mutualTLS: MutualTLS?
     let nonces = ServerNonces()
     let injectedKeySet: (any KeySet)?
+    /// The margin `token(replacing: nil)` (every `TokenSource` use, `AuthorizedTransport` included)
+    /// refreshes within: the standard one unless the profile sets its own.
+    let defaultMargin: RefreshMargin
     private var keySets: [String: RemoteKeySet] = [:]
     private let refreshes = SingleFlight<Token>()
     private var skew: Double?
@@ -37,8 +40,10 @@ public actor Session: TokenSource {
     public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
                 clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
-                mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil) {
+                mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil,
+                defaultMargin: RefreshMargin = .standard) {
         self.configuration = configuration
+        self.defaultMargin = defaultMargin
         self.store = store
         self.transports = transports
         self.time = time
@@ -77,10 +82,10 @@ public actor Session: TokenSource {
         return try await refreshSingleFlight(margin: margin, force: forceRefresh)
     }
 
-    /// `TokenSource`: a token valid for at least 60 s; with `rejected` (refused by a resource server),
+    /// `TokenSource`: a token valid for `defaultMargin`; with `rejected` (refused by a resource server),
     /// a different one: the stored token when another caller has replaced it already, else a refresh.
     public func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {
-        guard let rejected else { return try await validToken(margin: .standard) }
+        guard let rejected else { return try await validToken(margin: defaultMargin) }
         if let current = try loadSession()?.token, current.isValid(at: time.now(), minTTL: 0),
            !ConstantTime.equals(Array(current.accessToken.utf8), Array(rejected.accessToken.utf8)) {
             return current

@@ -25,6 +25,9 @@ package struct ProfileSettings: Sendable, Equatable {
     public var caFile: String?
     /// The offline_access-without-DPoP warning was shown once for this profile: it is not repeated.
     public var offlineAccessWarned = false
+    /// `config set min-ttl`: the refresh margin `token`, `fetch`, `proof` and `credential get` use
+    /// when no `--min-ttl` is given, in seconds, used as given; nil: the standard margin.
+    public var minTTL: Int64?
 
     /// The names of the optional string members, in the order they are written.
     static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
@@ -40,6 +43,7 @@ package struct ProfileSettings: Sendable, Equatable {
         o["key_source"] = .string(keySource.name)
         for member in Self.optionalMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
         if offlineAccessWarned { o["offline_access_warned"] = .bool(true) }
+        if let minTTL { o["min_ttl"] = .integer(minTTL) }
         return .object(o)
     }
 
@@ -69,6 +73,12 @@ package struct ProfileSettings: Sendable, Equatable {
         if let value = json["offline_access_warned"] {
             guard case .bool(let warned) = value else { throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false") }
             offlineAccessWarned = warned
+        }
+        if let value = json["min_ttl"] {
+            guard let seconds = value.int64Value, seconds >= 0 else {
+                throw .invalid(path: path, reason: "\"min_ttl\" must be a whole number of seconds ≥ 0")
+            }
+            minTTL = seconds
         }
     }
 

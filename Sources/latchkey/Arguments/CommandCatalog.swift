@@ -293,6 +293,19 @@ enum CommandCatalog {
         ])
 
 
+    static let config = CommandSpec(
+        name: "config", aliases: [], summary: "show or change what a profile remembers, without a new login",
+        details: """
+        config get KEY, config set KEY VALUE and config unset KEY change the settings that do not
+        change the sign-in: ca-file, credential-host, credential-username, post-logout-redirect-uri
+        and min-ttl (the default --min-ttl of token, fetch, proof and credential get, used as given).
+        Values are checked as login checks them. Any other login option is exit 2: changing it needs
+        a new login. config list prints everything the profile remembers (a JSON object with
+        --json); the profile holds no secret.
+        """,
+        argumentsUsage: "get|set|unset KEY [VALUE] | list", maxPositionals: 3, options: [])
+
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential]
+    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
+                                     config]
 }

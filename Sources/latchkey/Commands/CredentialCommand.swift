@@ -22,7 +22,15 @@ enum CredentialCommand {
         guard request.host != nil else { throw UsageError(CredentialRequestError.missing("host").description, command: "credential") }
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
-        guard request.isHTTPS(forHost: credentialHost(settings)) else { return 0 }
+        guard request.isHTTPS(forHost: credentialHost(settings)) else {
+            // git only says "could not read Username": with -v, say why this helper stayed silent.
+            if context.globals.verbose {
+                let asked = (request.scheme ?? "?") + "://" + (request.host ?? "?")
+                context.console.error(TerminalText.singleLine("* credential \(operation): no answer for \(asked): profile '\(access.profile)' "
+                    + "answers only https://\(credentialHost(settings)) (login --credential-host, or `latchkey config set credential-host HOST`)") + "\n")
+            }
+            return 0
+        }
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         if operation == "erase" {
@@ -30,7 +38,7 @@ enum CredentialCommand {
             return 0
         }
         let token = try TokenCommand.printable(try await TerminationSignals.startWatching().run {
-            try await session.validToken(margin: .standard)
+            try await session.validToken(margin: TokenCommand.refreshMargin(nil, settings: settings))
         })
         if TokenBinding(token) == .dpop {
             // git sends the password as HTTP Basic, which has no room for a DPoP proof: handing the

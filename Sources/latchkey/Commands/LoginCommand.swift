@@ -278,13 +278,20 @@ enum LoginCommand {
                             ("credential-username", \ProfileSettings.credentialUsername),
                             ("post-logout-redirect-uri", \ProfileSettings.postLogoutRedirectURI)] {
             guard let value = args.string(key) else { continue }
-            guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
-                throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: "login")
-            }
-            settings[keyPath: path] = value
+            settings[keyPath: path] = try checkedRememberedValue(key, value, command: "login")
         }
-        if let uri = settings.postLogoutRedirectURI, !(uri.hasPrefix("https://") || uri.hasPrefix("http://") || uri.contains(":")) {
-            throw UsageError("--post-logout-redirect-uri must be an absolute URI, got '\(uri)'", command: "login")
+    }
+
+    /// The rules for `--credential-host`, `--credential-username` and `--post-logout-redirect-uri`,
+    /// shared with `config set`: they end up in git's input or a URL, so line breaks and controls
+    /// are refused, and the logout address must be an absolute URI.
+    static func checkedRememberedValue(_ key: String, _ value: String, command: String) throws(UsageError) -> String {
+        guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+            throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: command)
         }
+        if key == "post-logout-redirect-uri", !(value.hasPrefix("https://") || value.hasPrefix("http://") || value.contains(":")) {
+            throw UsageError("--post-logout-redirect-uri must be an absolute URI, got '\(value)'", command: command)
+        }
+        return value
     }
 }

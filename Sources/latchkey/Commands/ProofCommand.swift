@@ -45,9 +45,10 @@ enum ProofCommand {
 
         init(_ context: CommandContext) throws {
             target = try ProofTarget.required(context.arguments, command: "proof")
-            margin = try TokenCommand.refreshMargin(context.arguments)
+            let given = try TokenCommand.refreshMargin(context.arguments)
             access = ProfileAccess(context)
             settings = try access.requireSettings()
+            margin = TokenCommand.refreshMargin(given, settings: settings)
             store = try access.tokenStore(settings)
         }
     }

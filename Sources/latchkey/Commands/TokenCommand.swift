@@ -14,10 +14,11 @@ enum TokenCommand {
     static func cached(_ context: CommandContext) throws -> Int32? {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
-        let margin = try refreshMargin(args)
+        let givenMargin = try refreshMargin(args)
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
+        let margin = refreshMargin(givenMargin, settings: settings)
         let store = try access.tokenStore(settings)
         // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
         let now = Timestamp.now()
@@ -46,10 +47,17 @@ enum TokenCommand {
         return render(token, format: format) + "DPoP: " + proof + "\n"
     }
 
-    /// `--min-ttl` as given, else the standard margin (60 s, at most half the token's lifetime).
-    static func refreshMargin(_ args: ParsedArguments) throws(UsageError) -> RefreshMargin {
-        guard args.has("min-ttl") else { return .standard }
+    /// `--min-ttl` as given, nil when absent; checked before anything else is read, so a bad value
+    /// is a usage error whatever the profile's state.
+    static func refreshMargin(_ args: ParsedArguments) throws(UsageError) -> RefreshMargin? {
+        guard args.has("min-ttl") else { return nil }
         return .seconds(Double(try args.nonNegativeInteger("min-ttl", default: 60)))
+    }
+
+    /// The margin to use: `--min-ttl`, else the profile's `config set min-ttl` (used as given), else
+    /// the standard margin (60 s, at most half the token's lifetime).
+    static func refreshMargin(_ given: RefreshMargin?, settings: ProfileSettings) -> RefreshMargin {
+        given ?? settings.minTTL.map { .seconds(Double($0)) } ?? .standard
     }
 
     /// The exit-2 refusal of a Bearer-only `format` for a DPoP-bound session, naming both fixes.
@@ -70,11 +78,12 @@ enum TokenCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
         let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
-        let margin = try refreshMargin(args)
+        let givenMargin = try refreshMargin(args)
         let force = args.has("force-refresh")
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
+        let margin = refreshMargin(givenMargin, settings: settings)
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         let token: Token

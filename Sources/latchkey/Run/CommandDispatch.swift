@@ -14,6 +14,7 @@ enum CommandDispatch {
         case "discover": return try await DiscoverCommand.run(context)
         case "credential": return try await CredentialCommand.run(context)
         case "fetch": return try await FetchCommand.run(context)
+        case "config": return try await ConfigCommand.run(context)
         default: throw UsageError("unknown command '\(command.name)'")
         }
     }

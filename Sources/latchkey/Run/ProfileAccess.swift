@@ -92,6 +92,7 @@ struct ProfileAccess: Sendable {
         }
         return Session(configuration: settings.client, store: store, transports: EndpointTransports(transport(settings: settings)), random: random,
                        clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
-                       clientKey: ClientAssertionOptions.keySource(settings))
+                       clientKey: ClientAssertionOptions.keySource(settings),
+                       defaultMargin: settings.minTTL.map { .seconds(Double($0)) } ?? .standard)
     }
 }
