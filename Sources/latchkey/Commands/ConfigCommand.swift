@@ -83,13 +83,20 @@ enum ConfigCommand {
             do { bytes = try PublicFile.read(path, limit: 8 << 20) } catch {
                 throw UsageError("cannot read the CA bundle \(path): \(error.description)", command: "config")
             }
-            guard bytes.starts(with: Array("-----BEGIN ".utf8)) || String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            guard holdsCertificate(bytes) else {
                 throw UsageError("\(path) holds no PEM certificate", command: "config", hint: "give a PEM bundle of CA certificates")
             }
             return path
         default:
             return try LoginCommand.checkedRememberedValue(key, value, command: "config")
         }
+    }
+
+    /// True when `bytes` contain a PEM certificate's first line (a bundle may begin with comments).
+    static func holdsCertificate(_ bytes: [UInt8]) -> Bool {
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        guard bytes.count >= marker.count else { return false }
+        return (0...(bytes.count - marker.count)).contains { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 
     /// The remembered value of `key`, nil when unset.
