@@ -15,7 +15,7 @@ extension TokenStore {
     }
 
     /// `cachedSession(minTTL:at:)` with the margin as a `RefreshMargin` (`.standard`: 60 s, at
-    /// most half the token's lifetime).
+    /// most half the lifetime of a token that lives less than 60 s).
     public func cachedSession(margin: RefreshMargin, at now: Timestamp) throws(LatchkeyError) -> StoredSession? {
         let session: StoredSession?
         do { session = try load() } catch { throw .storage(error) }

@@ -136,7 +136,7 @@ enum CommandCatalog {
         name: "token", aliases: [], summary: "print a valid access token",
         details: """
         Prints a valid access token, refreshing first when it expires within --min-ttl seconds
-        (by default 60, at most half the token's lifetime; a --min-ttl given is used as given).
+        (by default 60, or half the lifetime of a token that lives less than 60 s; a --min-ttl given is used as given).
         With a valid cached token it does not touch the network. A --force-refresh that finds,
         once it holds the profile's lock, that another process replaced the token while it waited
         prints that token instead of refreshing again. For a DPoP-bound session the Bearer-only
@@ -149,7 +149,7 @@ enum CommandCatalog {
             .value("method", "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
             .value("url", "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
             .value("min-ttl", "SECONDS",
-                   help: "refresh when the token expires within SECONDS (the default is capped at half the token's lifetime)",
+                   help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
                    default: "60"),
             .flag("force-refresh", help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
                   default: "off"),
@@ -169,7 +169,7 @@ enum CommandCatalog {
             .value("method", "M", help: "the request's HTTP method (required)"),
             .value("url", "URL", help: "the request's URL (required)"),
             .value("min-ttl", "SECONDS",
-                   help: "refresh when the token expires within SECONDS (the default is capped at half the token's lifetime)",
+                   help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
                    default: "60"),
             clientSecretFile,
             passphraseFile,

@@ -55,7 +55,7 @@ enum TokenCommand {
     }
 
     /// The margin to use: `--min-ttl`, else the profile's `config set min-ttl` (used as given), else
-    /// the standard margin (60 s, at most half the token's lifetime).
+    /// the standard margin (60 s, or half the lifetime of a token that lives less).
     static func refreshMargin(_ given: RefreshMargin?, settings: ProfileSettings) -> RefreshMargin {
         given ?? settings.minTTL.map { .seconds(Double($0)) } ?? .standard
     }
