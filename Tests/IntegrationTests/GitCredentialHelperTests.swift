@@ -135,7 +135,8 @@ struct GitCredentialHelperTests {
         let started = wallClock()
         let again = try Self.git(ws, home: home, ca: env.caFile, ["ls-remote", forge.url])
         #expect(again.exitCode == 0, "after erase: \(again)")
-        let refreshes = ServerLog.read(env.proxyLog, since: started).filter { $0.param("grant_type") == "refresh_token" }
+        let refreshes = ServerLog.read(env.proxyLog, since: started)
+            .filter { $0.param("grant_type") == "refresh_token" && $0.param("client_id") == env.clientES256 }
         #expect(refreshes.count == 1, "the IdP saw one refresh")
         let fresh = try #require(try ws.latchkey.run(["token"]).stdoutLines.first)
         #expect(fresh != token)
