@@ -64,10 +64,12 @@ import Testing
     func hostileResponsesAreProtocolViolations(path: String, expected: String) async throws {
         guard let s = try await server() else { return }
         let start = Deadline.now()
-        let e = await httpError { try await client().send(HTTPRequest(url: s.url(path), timeout: 10)) }
+        let e = await httpError { try await client().send(HTTPRequest(url: s.url(path), timeout: 60)) }
         guard case .protocolViolation(let reason)? = e else { Issue.record("\(path): got \(String(describing: e))"); return }
         #expect(reason.contains(expected), "\(path): \(reason)")
-        #expect(Deadline.now() - start < 5_000_000_000)
+        // Far below the 60 s deadline: the violation, not the clock, ended it. The margin absorbs the
+        // 5 s stalls two loaded cores showed under ASan in CI.
+        #expect(Deadline.now() - start < 20_000_000_000)
     }
 
     @Test func serverThatNeverAnswersTimesOut() async throws {
@@ -76,7 +78,7 @@ import Testing
         let e = await httpError { try await client().send(HTTPRequest(url: s.url("/hang"), timeout: 1.0)) }
         let elapsed = Double(Deadline.now() - start) / 1e9
         #expect(e == .timedOut(after: 1.0))
-        #expect(elapsed >= 0.9 && elapsed < 6)  // margin for two busy CI cores; /hang never answers
+        #expect(elapsed >= 0.9 && elapsed < 15)  // margin for two loaded CI cores under ASan; /hang never answers
     }
 
     @Test func overallDeadlineBoundsASlowDrip() async throws {
@@ -87,20 +89,21 @@ import Testing
         // The drip would last 100 s without the deadline; the wide margin absorbs two busy CI cores
         // (3.506 s was measured once with the whole suite running beside it).
         let elapsed = Double(Deadline.now() - start) / 1e9
-        #expect(elapsed >= 1.4 && elapsed < 8)
+        #expect(elapsed >= 1.4 && elapsed < 20)
     }
 
     @Test func cancellationAbortsPromptly() async throws {
         guard let s = try await server() else { return }
         let c = client()
-        let task = Task { try await c.send(HTTPRequest(url: s.url("/hang"), timeout: 30)) }
+        let task = Task { try await c.send(HTTPRequest(url: s.url("/hang"), timeout: 120)) }
         try await Task.sleep(nanoseconds: 300_000_000)
         let start = Deadline.now()
         task.cancel()
         let e = await httpError { try await task.value }
         #expect(e == .cancelled)
-        // The request's own timeout is 30 s; anything far below it proves cancellation, not the deadline.
-        #expect(Double(Deadline.now() - start) / 1e9 < 5)
+        // The request's own timeout is 120 s; anything far below it proves cancellation, not the deadline.
+        // (5.18 s was measured once under ASan in CI with the suite's other tests on both cores.)
+        #expect(Double(Deadline.now() - start) / 1e9 < 20)
     }
 
     @Test func redirectsOnlyWhenAllowed() async throws {

@@ -33,7 +33,7 @@ import Testing
         let start = Deadline.now()
         let e = await httpError { try await listener.waitForRedirect(timeout: 0.5) }
         #expect(e == .timedOut(after: 0.5))
-        #expect(Double(Deadline.now() - start) / 1e9 < 5)  // margin for two busy CI cores
+        #expect(Double(Deadline.now() - start) / 1e9 < 15)  // margin for two loaded CI cores under ASan
     }
 
     @Test func cancellable() async throws {
@@ -74,7 +74,7 @@ import Testing
         #expect(rc == 0)
         let params = try await waiting.value
         #expect(params.map(\.1) == ["c1", "s1"])
-        #expect(Double(Deadline.now() - start) / 1e9 < 3)
+        #expect(Double(Deadline.now() - start) / 1e9 < 15)  // the idle client sleeps 30 s
     }
 }
 

@@ -84,7 +84,7 @@ import Testing
         }
         // The listener's backlog accepts the TCP connection, nobody speaks TLS: the deadline ends it.
         #expect(e == .timedOut(after: 1))
-        #expect(Double(Deadline.now() - start) / 1e9 < 6)  // margin for two busy CI cores
+        #expect(Double(Deadline.now() - start) / 1e9 < 15)  // margin for two loaded CI cores under ASan
     }
 }
 
