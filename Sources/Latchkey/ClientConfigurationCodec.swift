@@ -93,21 +93,23 @@ extension ClientAssertionSettings {
 
 extension EndpointOverrides {
     /// Members named as in provider metadata.
-    static var members: [(name: String, path: WritableKeyPath<EndpointOverrides, String?>)] {
-        [("device_authorization_endpoint", \.deviceAuthorization), ("token_endpoint", \.token),
-         ("authorization_endpoint", \.authorization), ("revocation_endpoint", \.revocation), ("jwks_uri", \.jwksURI)]
-    }
+    static let members: [DocumentMember<EndpointOverrides, String>] =
+        [.init("device_authorization_endpoint", { $0.deviceAuthorization }, { $0.deviceAuthorization = $1 }),
+         .init("token_endpoint", { $0.token }, { $0.token = $1 }),
+         .init("authorization_endpoint", { $0.authorization }, { $0.authorization = $1 }),
+         .init("revocation_endpoint", { $0.revocation }, { $0.revocation = $1 }),
+         .init("jwks_uri", { $0.jwksURI }, { $0.jwksURI = $1 })]
 
     /// The set overrides as JSON.
     public var json: JSONObject {
         var o = JSONObject()
-        for member in Self.members { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for member in Self.members { o.setIfPresent(member.name, member.get(self)) }
         return o
     }
 
     init(members m: JSONMembers) throws(DocumentError) {
         self.init()
-        for member in Self.members { self[keyPath: member.path] = try m.string(member.name) }
+        for member in Self.members { member.set(&self, try m.string(member.name)) }
     }
 }
 

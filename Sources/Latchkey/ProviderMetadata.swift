@@ -56,29 +56,30 @@ public struct ProviderMetadata: Sendable, Equatable {
 // `discover`, so a member added here is read and written everywhere (see the round-trip test).
 extension ProviderMetadata {
     /// Members holding one URL or string.
-    static var stringMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, String?>)] {
-        [("authorization_endpoint", \.authorizationEndpoint), ("token_endpoint", \.tokenEndpoint),
-         ("device_authorization_endpoint", \.deviceAuthorizationEndpoint), ("revocation_endpoint", \.revocationEndpoint),
-         ("jwks_uri", \.jwksURI), ("userinfo_endpoint", \.userinfoEndpoint),
-         ("end_session_endpoint", \.endSessionEndpoint),
-         ("pushed_authorization_request_endpoint", \.pushedAuthorizationRequestEndpoint),
-         ("backchannel_authentication_endpoint", \.backchannelAuthenticationEndpoint)]
-    }
+    static let stringMembers: [DocumentMember<ProviderMetadata, String>] =
+        [.init("authorization_endpoint", { $0.authorizationEndpoint }, { $0.authorizationEndpoint = $1 }),
+         .init("token_endpoint", { $0.tokenEndpoint }, { $0.tokenEndpoint = $1 }),
+         .init("device_authorization_endpoint", { $0.deviceAuthorizationEndpoint }, { $0.deviceAuthorizationEndpoint = $1 }),
+         .init("revocation_endpoint", { $0.revocationEndpoint }, { $0.revocationEndpoint = $1 }),
+         .init("jwks_uri", { $0.jwksURI }, { $0.jwksURI = $1 }),
+         .init("userinfo_endpoint", { $0.userinfoEndpoint }, { $0.userinfoEndpoint = $1 }),
+         .init("end_session_endpoint", { $0.endSessionEndpoint }, { $0.endSessionEndpoint = $1 }),
+         .init("pushed_authorization_request_endpoint", { $0.pushedAuthorizationRequestEndpoint }, { $0.pushedAuthorizationRequestEndpoint = $1 }),
+         .init("backchannel_authentication_endpoint", { $0.backchannelAuthenticationEndpoint }, { $0.backchannelAuthenticationEndpoint = $1 })]
     /// Members holding a list of strings.
-    static var listMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, [String]?>)] {
-        [("id_token_signing_alg_values_supported", \.idTokenSigningAlgValuesSupported),
-         ("code_challenge_methods_supported", \.codeChallengeMethodsSupported), ("scopes_supported", \.scopesSupported),
-         ("grant_types_supported", \.grantTypesSupported),
-         ("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported),
-         ("dpop_signing_alg_values_supported", \.dpopSigningAlgValuesSupported),
-         ("backchannel_token_delivery_modes_supported", \.backchannelTokenDeliveryModesSupported),
-         ("token_endpoint_auth_signing_alg_values_supported", \.tokenEndpointAuthSigningAlgValuesSupported)]
-    }
+    static let listMembers: [DocumentMember<ProviderMetadata, [String]>] =
+        [.init("id_token_signing_alg_values_supported", { $0.idTokenSigningAlgValuesSupported }, { $0.idTokenSigningAlgValuesSupported = $1 }),
+         .init("code_challenge_methods_supported", { $0.codeChallengeMethodsSupported }, { $0.codeChallengeMethodsSupported = $1 }),
+         .init("scopes_supported", { $0.scopesSupported }, { $0.scopesSupported = $1 }),
+         .init("grant_types_supported", { $0.grantTypesSupported }, { $0.grantTypesSupported = $1 }),
+         .init("token_endpoint_auth_methods_supported", { $0.tokenEndpointAuthMethodsSupported }, { $0.tokenEndpointAuthMethodsSupported = $1 }),
+         .init("dpop_signing_alg_values_supported", { $0.dpopSigningAlgValuesSupported }, { $0.dpopSigningAlgValuesSupported = $1 }),
+         .init("backchannel_token_delivery_modes_supported", { $0.backchannelTokenDeliveryModesSupported }, { $0.backchannelTokenDeliveryModesSupported = $1 }),
+         .init("token_endpoint_auth_signing_alg_values_supported", { $0.tokenEndpointAuthSigningAlgValuesSupported }, { $0.tokenEndpointAuthSigningAlgValuesSupported = $1 })]
     /// Members holding a boolean.
-    static var flagMembers: [(name: String, path: WritableKeyPath<ProviderMetadata, Bool?>)] {
-        [("authorization_response_iss_parameter_supported", \.authorizationResponseIssParameterSupported),
-         ("require_pushed_authorization_requests", \.requirePushedAuthorizationRequests)]
-    }
+    static let flagMembers: [DocumentMember<ProviderMetadata, Bool>] =
+        [.init("authorization_response_iss_parameter_supported", { $0.authorizationResponseIssParameterSupported }, { $0.authorizationResponseIssParameterSupported = $1 }),
+         .init("require_pushed_authorization_requests", { $0.requirePushedAuthorizationRequests }, { $0.requirePushedAuthorizationRequests = $1 })]
     /// Every member name Latchkey models (the rest of a provider's document is `DiscoveredProvider`'s).
     public static var memberNames: [String] {
         ["issuer"] + stringMembers.map(\.name) + listMembers.map(\.name) + flagMembers.map(\.name)
@@ -92,13 +93,13 @@ extension ProviderMetadata {
         let m = JSONMembers(json)
         self.init(issuer: try m.requiredString("issuer"))
         for member in Self.stringMembers {
-            self[keyPath: member.path] = lenient ? json[member.name]?.stringValue : try m.string(member.name)
+            member.set(&self, lenient ? json[member.name]?.stringValue : try m.string(member.name))
         }
         for member in Self.listMembers {
-            self[keyPath: member.path] = lenient ? json[member.name]?.arrayValue?.compactMap(\.stringValue) : try m.strings(member.name)
+            member.set(&self, lenient ? json[member.name]?.arrayValue?.compactMap(\.stringValue) : try m.strings(member.name))
         }
         for member in Self.flagMembers {
-            self[keyPath: member.path] = lenient ? json[member.name]?.boolValue : try m.bool(member.name)
+            member.set(&self, lenient ? json[member.name]?.boolValue : try m.bool(member.name))
         }
         // Strict even when lenient: see `MTLSEndpointAliases.init(json:)`.
         if let aliases = m.value(MTLSEndpointAliases.memberName) { mtlsEndpointAliases = try MTLSEndpointAliases(json: aliases) }
@@ -108,9 +109,9 @@ extension ProviderMetadata {
     public var json: JSONObject {
         var o = JSONObject()
         o["issuer"] = .string(issuer)
-        for member in Self.stringMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
-        for member in Self.listMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
-        for member in Self.flagMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for member in Self.stringMembers { o.setIfPresent(member.name, member.get(self)) }
+        for member in Self.listMembers { o.setIfPresent(member.name, member.get(self)) }
+        for member in Self.flagMembers { o.setIfPresent(member.name, member.get(self)) }
         if let aliases = mtlsEndpointAliases { o[MTLSEndpointAliases.memberName] = .object(aliases.json) }
         return o
     }

@@ -12,11 +12,11 @@ import LatchkeyJOSE
     /// Metadata with every modelled member set to a distinct value.
     static func fullMetadata() -> ProviderMetadata {
         var m = ProviderMetadata(issuer: "https://idp.example")
-        for (i, member) in ProviderMetadata.stringMembers.enumerated() { m[keyPath: member.path] = "https://idp.example/\(i)" }
-        for (i, member) in ProviderMetadata.listMembers.enumerated() { m[keyPath: member.path] = ["v\(i)", "w\(i)"] }
-        for member in ProviderMetadata.flagMembers { m[keyPath: member.path] = true }
+        for (i, member) in ProviderMetadata.stringMembers.enumerated() { member.set(&m, "https://idp.example/\(i)") }
+        for (i, member) in ProviderMetadata.listMembers.enumerated() { member.set(&m, ["v\(i)", "w\(i)"]) }
+        for member in ProviderMetadata.flagMembers { member.set(&m, true) }
         var aliases = MTLSEndpointAliases()
-        for (i, member) in MTLSEndpointAliases.members.enumerated() { aliases[keyPath: member.path] = "https://mtls.idp.example/\(i)" }
+        for (i, member) in MTLSEndpointAliases.members.enumerated() { member.set(&aliases, "https://mtls.idp.example/\(i)") }
         m.mtlsEndpointAliases = aliases
         return m
     }
@@ -31,7 +31,7 @@ import LatchkeyJOSE
         // Each member on its own: set it alone and it survives alone.
         for member in ProviderMetadata.stringMembers {
             var one = ProviderMetadata(issuer: "https://i")
-            one[keyPath: member.path] = "https://i/x"
+            member.set(&one, "https://i/x")
             #expect(try ProviderMetadata(json: one.json) == one, "\(member.name)")
         }
     }
@@ -48,7 +48,7 @@ import LatchkeyJOSE
                                     authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
                                     quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
-        for (i, member) in EndpointOverrides.members.enumerated() { c.endpoints[keyPath: member.path] = "https://idp.example/e\(i)" }
+        for (i, member) in EndpointOverrides.members.enumerated() { member.set(&c.endpoints, "https://idp.example/e\(i)") }
         c.par = .always
         c.resources = ["https://api.example/a", "urn:example:b"]
         c.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!,

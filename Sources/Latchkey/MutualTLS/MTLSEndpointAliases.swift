@@ -28,12 +28,12 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
     /// The member name of the metadata.
     public static let memberName = "mtls_endpoint_aliases"
 
-    static var members: [(name: String, path: WritableKeyPath<MTLSEndpointAliases, String?>)] {
-        [("token_endpoint", \.tokenEndpoint), ("revocation_endpoint", \.revocationEndpoint),
-         ("device_authorization_endpoint", \.deviceAuthorizationEndpoint),
-         ("pushed_authorization_request_endpoint", \.pushedAuthorizationRequestEndpoint),
-         ("backchannel_authentication_endpoint", \.backchannelAuthenticationEndpoint)]
-    }
+    static let members: [DocumentMember<MTLSEndpointAliases, String>] =
+        [.init("token_endpoint", { $0.tokenEndpoint }, { $0.tokenEndpoint = $1 }),
+         .init("revocation_endpoint", { $0.revocationEndpoint }, { $0.revocationEndpoint = $1 }),
+         .init("device_authorization_endpoint", { $0.deviceAuthorizationEndpoint }, { $0.deviceAuthorizationEndpoint = $1 }),
+         .init("pushed_authorization_request_endpoint", { $0.pushedAuthorizationRequestEndpoint }, { $0.pushedAuthorizationRequestEndpoint = $1 }),
+         .init("backchannel_authentication_endpoint", { $0.backchannelAuthenticationEndpoint }, { $0.backchannelAuthenticationEndpoint = $1 })]
 
     /// Reads the object strictly, even from a provider: a client that presents its certificate on
     /// the wrong endpoint fails in confusing ways, so an alias of the wrong type is an error, not
@@ -43,18 +43,18 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
         guard let object = json.objectValue else { throw .wrongType(member: name, expected: "an object") }
         let m = JSONMembers(object, path: name)
         self.init()
-        for member in Self.members { self[keyPath: member.path] = try m.string(member.name) }
+        for member in Self.members { member.set(&self, try m.string(member.name)) }
     }
 
     /// The aliases as JSON, unset ones left out.
     public var json: JSONObject {
         var o = JSONObject()
-        for member in Self.members { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for member in Self.members { o.setIfPresent(member.name, member.get(self)) }
         return o
     }
 
     /// (member name, URL) of every alias that is set.
     var present: [(String, String)] {
-        Self.members.compactMap { member in self[keyPath: member.path].map { (member.name, $0) } }
+        Self.members.compactMap { member in member.get(self).map { (member.name, $0) } }
     }
 }
