@@ -5,7 +5,8 @@
 #   - hello-swift: a static Swift program using only the stdlib (the Swift runtime's own start-up);
 #   - latchkey token, machine key source, profile signed in against the scripted server.
 # The three are run alternately, one of each per round (RUNS rounds, default 300), so load changes
-# hit all three alike; each run is timed from spawn to exit. Prints medians, p90, ratios, peak RSS.
+# hit all three alike; each run is timed from spawn to exit. Prints medians, p90, ratios, peak RSS, and
+# the instructions each executes once (valgrind --tool=callgrind), a measure the load does not move.
 # usage: Benchmarks/token-ratio.sh PATH_TO_STATIC_LATCHKEY      (device/build-static.sh makes one)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,13 +70,27 @@ for _ in range(runs):
 def rss(argv):
     out = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True)
     return max(int(x) for x in out.stderr.split() if x.isdigit())
+def instructions(argv):
+    # Instructions executed (valgrind's callgrind, Debian's valgrind): unlike time, this does not
+    # move with the machine's load. "-" when valgrind is not installed.
+    try:
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+                             capture_output=True, text=True)
+    except FileNotFoundError:
+        return "-"
+    for line in out.stderr.splitlines():
+        if "Collected :" in line:
+            return f"{int(line.split()[-1]):,}"
+    return "-"
 floor = statistics.median(samples["floor-c"])
+hello = statistics.median(samples["hello-swift"])
 print(f"runs: {runs} rounds, alternating; load average {open('/proc/loadavg').read().split()[:3]}")
-print("| program | median | p90 | ratio to floor-c (median) | peak RSS |")
-print("| --- | --- | --- | --- | --- |")
+print("| program | median | p90 | ratio to floor-c (median) | ratio to hello-swift | peak RSS | instructions |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 for k, v in samples.items():
     v = sorted(v)
     med, p90 = statistics.median(v), v[int(len(v) * 0.9)]
     peak = max(rss(cmds[k]) for _ in range(10))
-    print(f"| {k} | {med:.3f} ms | {p90:.3f} ms | {med / floor:.2f}× | {peak / 1024:.1f} MiB |")
+    print(f"| {k} | {med:.3f} ms | {p90:.3f} ms | {med / floor:.2f}× | {med / hello:.2f}× | {peak / 1024:.1f} MiB "
+          f"| {instructions(cmds[k])} |")
 PY

@@ -59,7 +59,7 @@ struct DeviceAuthorizationFlow: Sendable {
         }
         params += client.configuration.authorizationRequestExtensions
         let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
-        // A lost or 5xx answer is retried twice (after 1 s, then 2 s): a second request only makes
+        // A transient failure (TransientFailure) is retried twice (after 1 s, then 2 s): a second request only makes
         // another device code, and the unused one simply expires.
         var attempt = 0
         func remaining() -> Double? { cap.map { $0.timeIntervalSince(time.now()) } }
@@ -75,12 +75,12 @@ struct DeviceAuthorizationFlow: Sendable {
                 response = try await pipeline.send(request)
             } catch {
                 if let left = remaining(), left <= 0, case .network = error { throw .timedOut(seconds: timeout ?? 0) }
-                guard attempt < Self.startAttempts, case .network(let e) = error, Self.isRetryable(e) else { throw error }
-                do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
+                guard attempt < Self.startAttempts, case .network(let e) = error, TransientFailure.isTransient(e) else { throw error }
+                do { try await time.sleep(seconds: TransientFailure.pause(afterAttempt: attempt)) } catch { throw .cancelled }
                 continue
             }
-            if response.status >= 500, attempt < Self.startAttempts {
-                do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
+            if TransientFailure.isTransient(status: response.status), attempt < Self.startAttempts {
+                do { try await time.sleep(seconds: TransientFailure.pause(afterAttempt: attempt)) } catch { throw .cancelled }
                 continue
             }
             let received = time.now()
@@ -91,7 +91,7 @@ struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// Attempts at the device authorization request.
-    public static let startAttempts = 3
+    public static let startAttempts = TransientFailure.quickAttempts
 
     /// Starts, reports `.verification`, and polls until a token, a refusal, the deadline or `timeout`.
     public func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
@@ -116,15 +116,5 @@ struct DeviceAuthorizationFlow: Sendable {
                                       receivedAt: pending.receivedAt, deadline: pending.expiresAt,
                                       expiryReason: "the device code expired before it was approved")
             .run(cap: cap, timeout: timeout, events: events)
-    }
-
-    /// Transport failures worth another poll. A response cut off mid-way shows up as a protocol
-    /// violation from the HTTP layer; a poll is safe to repeat, so it is retried too. TLS failures
-    /// (certificate, hostname) are not: they will not fix themselves.
-    static func isRetryable(_ e: HTTPError) -> Bool {
-        switch e {
-        case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
-        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle: return false
-        }
     }
 }

@@ -8,15 +8,17 @@ package enum ProviderDiscovery {
     /// Discovers and validates `issuer`'s metadata, then applies `overrides`.
     public static func discover(issuer: String, transport: any HTTPTransport,
                                 overrides: EndpointOverrides = EndpointOverrides(),
-                                quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> ProviderMetadata {
-        try await discoverDocument(issuer: issuer, transport: transport, overrides: overrides, quirks: quirks).metadata
+                                quirks: ProviderQuirks = ProviderQuirks(),
+                                time: any TimeSource = SystemTimeSource()) async throws(LatchkeyError) -> ProviderMetadata {
+        try await discoverDocument(issuer: issuer, transport: transport, overrides: overrides, quirks: quirks, time: time).metadata
     }
 
     /// `discover`, also keeping the provider's whole document (the validated object it came from),
     /// so a caller can show every member the provider sent, not only those latchkey uses.
     public static func discoverDocument(issuer: String, transport: any HTTPTransport,
                                         overrides: EndpointOverrides = EndpointOverrides(),
-                                        quirks: ProviderQuirks = ProviderQuirks()) async throws(LatchkeyError) -> DiscoveredProvider {
+                                        quirks: ProviderQuirks = ProviderQuirks(),
+                                        time: any TimeSource = SystemTimeSource()) async throws(LatchkeyError) -> DiscoveredProvider {
         guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
             throw .configuration(.unusableIssuer(issuer))
         }
@@ -27,7 +29,10 @@ package enum ProviderDiscovery {
         let exchange = EndpointExchange(transport: transport)
         var lastError: LatchkeyError = .protocolViolation("no metadata found for \(issuer)")
         for url in candidateURLs(issuer: issuer) {
-            let response = try await exchange.getJSON(url, maxRedirects: 3)
+            // A GET: a transient failure (TransientFailure) is asked again before the next candidate.
+            let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
+                try await exchange.getJSON(url, maxRedirects: 3)
+            }
             guard response.status == 200 else {
                 lastError = .protocolViolation("\(url.absoluteString) answered HTTP \(response.status)")
                 continue

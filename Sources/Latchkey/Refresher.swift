@@ -4,40 +4,48 @@ import LatchkeyJOSE
 
 /// The refresh itself, run under the store's lock: re-read, refresh only if still needed, verify any
 /// new ID token (OIDC Core §12.2), save, and only then return. Holds only Sendable values so it can run
-/// inside `TokenStore.withLock`.
+/// inside `TokenStore.withLock`, and never calls back into the `Session`: what the session learns
+/// (the saved session, the server's clock) comes back in the `Outcome`.
 struct Refresher: Sendable {
     let configuration: ClientConfiguration
     let store: any TokenStore
-    let pipeline: ProviderPipeline
+    /// The session's binding before the stored session is read; the stored DPoP key joins it.
+    let binding: SessionBinding
+    let keys: DPoPKeyCache
+    let keySets: KeySetCache
     let time: any TimeSource
-    let keySetProvider: @Sendable (ProviderMetadata) async throws(LatchkeyError) -> any KeySet
-    var skewObserver: @Sendable (Double?) async -> Void = { _ in }
+
+    /// The session as saved (or as found fresh), and the clock skew the answer measured.
+    struct Outcome: Sendable {
+        var session: StoredSession
+        var skew: Double? = nil
+    }
 
     /// With `force`, a token other than the one stored when the call began (read before waiting
     /// for the lock) is taken as the refresh asked for, when it is fresh for `margin`: another
     /// process refreshed while this one waited, and refreshing again would only cost a round trip.
-    func refreshUnderLock(margin: RefreshMargin, force: Bool) async throws -> Token {
+    func refreshUnderLock(margin: RefreshMargin, force: Bool) async throws -> Outcome {
         let before = force ? (try? store.load()).flatMap { $0 }?.token.accessToken : nil
         return try await store.withLock {
             let session: StoredSession?
             do { session = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard let session else { throw LatchkeyError.notSignedIn }
             // Another task or process may have refreshed while we waited for the lock.
-            if !force, session.isFresh(at: time.now(), margin: margin) { return session.token }
+            if !force, session.isFresh(at: time.now(), margin: margin) { return Outcome(session: session) }
             if force, let before, Self.replaced(before, by: session.token), session.isFresh(at: time.now(), margin: margin) {
-                return session.token
+                return Outcome(session: session)
             }
             do {
-                let token = try await refresh(session).token
+                let outcome = try await refresh(session)
                 store.recordRefresh(RefreshAttempt(at: time.now()))
-                return token
+                return outcome
             } catch let error as LatchkeyError {
                 store.recordRefresh(RefreshAttempt(at: time.now(), failure: error.message))
                 if !force && Refresher.isTransient(error) && session.token.isValid(at: time.now(), minTTL: 0) {
                     // Refreshing early failed for a passing reason (network, 5xx, no room to save
                     // yet) but the token has not expired: hand it out rather than fail a caller
                     // that could still use it.
-                    return session.token
+                    return Outcome(session: session)
                 }
                 throw error
             }
@@ -49,18 +57,14 @@ struct Refresher: Sendable {
         !ConstantTime.equals(Array(before.utf8), Array(token.accessToken.utf8))
     }
 
-    /// Failures worth riding out with a still-valid token: the network, or the server's own trouble.
+    /// Failures worth riding out with a still-valid token: transient ones (`TransientFailure`), and
+    /// no room to reserve the save (nothing was sent, so the session is as good as before).
     static func isTransient(_ error: LatchkeyError) -> Bool {
-        switch error {
-        case .network(let e): return DeviceAuthorizationFlow.isRetryable(e)
-        case .oauth(.unexpectedStatus(let status), _): return status >= 500 || status == 429
-        // Nothing was sent, so the session is as good as before.
-        case .storage(let e as TokenStoreError): if case .reservationFailed = e { return true } else { return false }
-        default: return false
-        }
+        if case .storage(let e as TokenStoreError) = error, case .reservationFailed = e { return true }
+        return TransientFailure.isTransient(error)
     }
 
-    func refresh(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+    func refresh(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
         if session.grant == .clientCredentials { return try await renewClientCredentials(session) }
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
@@ -69,13 +73,7 @@ struct Refresher: Sendable {
         // lack of space would lose the session.
         let reserved = try reserve()
         defer { reserved.release() }
-        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
-        if let dpop = session.dpop {
-            // A bound session refreshes with a proof from its key, and its tokens must stay bound.
-            pipeline.nonces.merge(dpop.nonces)
-            client.pipeline.authenticators.append(DPoPAuthenticator(key: try dpop.key(random: pipeline.random)))
-            client.requiresBinding = true
-        }
+        let (client, bound) = try client(for: session)
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken: refreshToken)
@@ -86,19 +84,18 @@ struct Refresher: Sendable {
         }
         let now = time.now()
         let skew = ClockSkew.measure(serverDate: response.serverDate, localNow: now)
-        await skewObserver(skew)
         var updated = session
         updated.token = response.token(at: now, previous: session.token)
         updated.token.idToken = session.token.idToken
         updated.updatedAt = now
-        updated.dpop?.nonces = pipeline.nonces.recent
+        updated.dpop?.nonces = bound.nonces.recent
 
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
             do {
                 try ClockSkew.check(skew)
                 let verifier = try IDTokenVerifier.forClient(configuration, metadata: session.metadata,
-                                                             keySet: try await keySetProvider(session.metadata),
+                                                             keySet: try keySets.keySet(for: session.metadata),
                                                              time: ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway))
                 let verified = try await verifier.verify(idToken, nonce: nil, accessToken: response.accessToken)
                 if let previousJSON = session.idTokenClaimsJSON,
@@ -123,31 +120,34 @@ struct Refresher: Sendable {
         // new ID token is refused (the last verified one is kept then).
         do { try reserved.save(updated) } catch { throw .storage(error) }
         if let verificationError { throw verificationError }
-        return updated
+        return Outcome(session: updated, skew: skew)
     }
 
     /// A client-credentials session has no refresh token: the grant runs again (RFC 6749 §4.4),
     /// under the same lock, so concurrent callers still make one request. A refused client keeps
     /// its stored session (nothing a person can sign in again to fix); what the server sent is
     /// reported as it is.
-    func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> StoredSession {
+    func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
         let reserved = try reserve()
         defer { reserved.release() }
-        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
-        if let dpop = session.dpop {
-            pipeline.nonces.merge(dpop.nonces)
-            client.pipeline.authenticators.append(DPoPAuthenticator(key: try dpop.key(random: pipeline.random)))
-            client.requiresBinding = true
-        }
+        let (client, bound) = try client(for: session)
         let response = try await client.clientCredentials()
         let now = time.now()
-        await skewObserver(ClockSkew.measure(serverDate: response.serverDate, localNow: now))
         var updated = session
         updated.token = ClientCredentialsToken.token(from: response, at: now)
         updated.updatedAt = now
-        updated.dpop?.nonces = pipeline.nonces.recent
+        updated.dpop?.nonces = bound.nonces.recent
         do { try reserved.save(updated) } catch { throw .storage(error) }
-        return updated
+        return Outcome(session: updated, skew: ClockSkew.measure(serverDate: response.serverDate, localNow: now))
+    }
+
+    /// The token client for `session`: its binding with the stored DPoP key, and for a bound
+    /// session the rule that its tokens stay bound.
+    private func client(for session: StoredSession) throws(LatchkeyError) -> (TokenClient, SessionBinding) {
+        let bound = try binding.bound(to: session.dpop, keys: keys)
+        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: bound.pipeline)
+        if session.dpop != nil { client.requiresBinding = true }
+        return (client, bound)
     }
 
     private func reserve() throws(LatchkeyError) -> any ReservedSave {

@@ -18,7 +18,6 @@ package actor RemoteKeySet: KeySet {
     /// Cache lifetime when the response does not say.
     public static let defaultCacheAge: Double = 3600
     /// Attempts per JWKS fetch (network failures and 5xx are retried after 1 s, then 2 s).
-    public static let fetchAttempts = 3
     /// Minimum time between two refetches caused by unknown `kid`s.
     public static let refetchInterval: Double = 60
 
@@ -74,18 +73,8 @@ package actor RemoteKeySet: KeySet {
         let startedAt = time.now()
         // A JWKS GET is idempotent: ride out a dropped connection or a 5xx with two quick retries,
         // since failing here would throw away tokens the user just approved.
-        var attempt = 0
-        var response: HTTPResponse
-        while true {
-            attempt += 1
-            do {
-                response = try await exchange.getJSON(url, maxRedirects: 3)
-                if response.status < 500 || attempt >= Self.fetchAttempts { break }
-            } catch {
-                guard attempt < Self.fetchAttempts, case .network(let e) = error, DeviceAuthorizationFlow.isRetryable(e) else { throw error }
-            }
-            // The only error a sleep throws is its cancellation.
-            do { try await time.sleep(seconds: Double(attempt)) } catch { throw .cancelled }
+        let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
+            try await exchange.getJSON(url, maxRedirects: 3)
         }
         guard response.status == 200 else {
             throw .protocolViolation("JWKS \(url.absoluteString) answered HTTP \(response.status)")

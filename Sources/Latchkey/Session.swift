@@ -20,13 +20,17 @@ public actor Session: TokenSource {
     let clientAuthentication: (any RequestAuthenticator)?
     let mutualTLS: MutualTLS?
     let nonces = ServerNonces()
-    let injectedKeySet: (any KeySet)?
+    /// The session's DPoP key, decoded once per process.
+    let keys = DPoPKeyCache()
+    let keySets: KeySetCache
     /// The margin `token(replacing: nil)` (every `TokenSource` use, `AuthorizedTransport` included)
     /// refreshes within: the standard one unless the profile sets its own.
     let defaultMargin: RefreshMargin
-    private var keySets: [String: RemoteKeySet] = [:]
-    private let refreshes = SingleFlight<Token>()
+    private let refreshes = SingleFlight<Refresher.Outcome>()
     private var skew: Double?
+    /// The session last read, refreshed or signed in by this process: resource proofs (each
+    /// redirect hop) are made from it without reading the token file again.
+    private var current: StoredSession?
 
     /// Makes a session for the profile `store` holds.
     /// - Parameters:
@@ -51,7 +55,7 @@ public actor Session: TokenSource {
         self.clientSecret = clientSecret
         self.clientKey = clientKey
         self.clientAuthentication = clientAuthentication
-        self.injectedKeySet = keySet
+        self.keySets = KeySetCache(injected: keySet, transport: transports.transport(for: .jwks), time: time)
         self.mutualTLS = mutualTLS
     }
 
@@ -78,7 +82,10 @@ public actor Session: TokenSource {
     /// `validToken(minTTL:)` with the margin as a `RefreshMargin`; `.standard` is 60 s, at most half
     /// the token's lifetime, so short-lived tokens are not refreshed on every call.
     public func validToken(margin: RefreshMargin, forceRefresh: Bool = false) async throws(LatchkeyError) -> Token {
-        if !forceRefresh, let cached = try store.cachedSession(margin: margin, at: time.now()) { return cached.token }
+        if !forceRefresh, let cached = try store.cachedSession(margin: margin, at: time.now()) {
+            current = cached
+            return cached.token
+        }
         return try await refreshSingleFlight(margin: margin, force: forceRefresh)
     }
 
@@ -103,7 +110,7 @@ public actor Session: TokenSource {
     @discardableResult
     public func refresh() async throws(LatchkeyError) -> StoredSession {
         _ = try await refreshSingleFlight(margin: .seconds(0), force: true)
-        guard let session = try loadSession() else { throw .notSignedIn }
+        guard let session = current else { throw .notSignedIn }
         return session
     }
 
@@ -115,13 +122,13 @@ public actor Session: TokenSource {
     /// cancelled only when no caller is left, and that last caller returns once the refresh has
     /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
-        let pipeline: ProviderPipeline
-        do { pipeline = try self.pipeline() } catch { throw Self.mapped(error) }
-        let refresher = Refresher(configuration: configuration, store: store, pipeline: pipeline, time: time,
-                                  keySetProvider: { [self] m throws(LatchkeyError) in try await self.keySet(for: m) },
-                                  skewObserver: { [self] skew in await self.record(skew: skew) })
+        let refresher = Refresher(configuration: configuration, store: store, binding: try binding(), keys: keys,
+                                  keySets: keySets, time: time)
         do {
-            return try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
+            let outcome = try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
+            record(skew: outcome.skew)
+            current = outcome.session
+            return outcome.session.token
         } catch {
             throw Self.mapped(error)
         }
@@ -151,7 +158,7 @@ public actor Session: TokenSource {
             meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
         } else {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
-                                                        overrides: configuration.endpoints, quirks: configuration.quirks)
+                                                        overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
         }
         // A code flow the provider would refuse without PAR is refused here, before anything else.
         if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
@@ -160,9 +167,10 @@ public actor Session: TokenSource {
         // refresh, logout), so the ordinary endpoints stay known (an endpoint `aud` names them).
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
+        if let dpopKey { keys.remember(dpopKey) }
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
         if offline && dpopKey == nil && offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
-        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey, identity: identity))
+        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try binding(identity: identity).proving(with: dpopKey).pipeline)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
         var nonce: String?
@@ -202,7 +210,7 @@ public actor Session: TokenSource {
         if flow != .clientCredentials, let idToken = response.idToken {
             try ClockSkew.check(skew)
             let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
-            verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySet(for: meta), time: judge)
+            verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySets.keySet(for: meta), time: judge)
                 .verify(idToken, nonce: nonce, accessToken: response.accessToken, authRequestID: authRequestID)
         }
         var token = flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
@@ -223,6 +231,7 @@ public actor Session: TokenSource {
         } catch {
             throw Self.mapped(error)
         }
+        current = session
         // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
         if offline && dpopKey == nil && token.refreshToken != nil {
             events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta)))
@@ -243,7 +252,9 @@ public actor Session: TokenSource {
     public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [RevocationFailure] {
         let store = self.store
         let configuration = self.configuration
-        let pipeline = Result { () throws(LatchkeyError) in try self.pipeline() }
+        let binding = Result { () throws(LatchkeyError) in try self.binding() }
+        let keys = self.keys
+        current = nil
         do {
             return try await store.withLock { () async throws -> [RevocationFailure] in
                 var warnings: [RevocationFailure] = []
@@ -254,15 +265,13 @@ public actor Session: TokenSource {
                     session = nil
                 }
                 if revoke, let session {
-                    switch pipeline {
+                    switch binding {
                     case .failure(let error):
                         warnings.append(.failed(session.token.refreshToken == nil ? .accessToken : .refreshToken, error))
-                    case .success(var pipeline):
-                        if let dpop = session.dpop {
-                            pipeline.nonces.merge(dpop.nonces)
-                            if let key = try? dpop.key(random: pipeline.random) { pipeline.authenticators.append(DPoPAuthenticator(key: key)) }
-                        }
-                        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: pipeline)
+                    case .success(let binding):
+                        // A key that no longer decodes still lets the revocation go out, without a proof.
+                        let bound = (try? binding.bound(to: session.dpop, keys: keys)) ?? binding
+                        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: bound.pipeline)
                         if let refreshToken = session.token.refreshToken,
                            let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken) {
                             warnings.append(w)
@@ -285,7 +294,7 @@ public actor Session: TokenSource {
 
     /// A verifier for `metadata`'s issuer, with algorithms limited to the configured ∩ advertised.
     package func verifier(for metadata: ProviderMetadata) throws(LatchkeyError) -> IDTokenVerifier {
-        try IDTokenVerifier.forClient(configuration, metadata: metadata, keySet: try keySet(for: metadata), time: time)
+        try IDTokenVerifier.forClient(configuration, metadata: metadata, keySet: try keySets.keySet(for: metadata), time: time)
     }
 
     /// The last measured difference between the server's clock and ours (seconds, server minus local),
@@ -297,25 +306,16 @@ public actor Session: TokenSource {
 
     func record(skew: Double?) { if let skew { self.skew = skew } }
 
-    func keySet(for metadata: ProviderMetadata) throws(LatchkeyError) -> any KeySet {
-        if let injectedKeySet { return injectedKeySet }
-        let url = try EndpointExchange.endpointURL(metadata.jwksURI, name: "jwks_uri")
-        if let existing = keySets[url.absoluteString] { return existing }
-        let set = RemoteKeySet(url: url, transport: transports.transport(for: .jwks), time: time)
-        keySets[url.absoluteString] = set
-        return set
-    }
-
-    /// The request pipeline: the client's authentication, the transports, and this session's nonces;
-    /// with `dpop`, proofs from that key too.
-    func pipeline(dpop: DPoPKey? = nil, identity: TLSClientIdentity? = nil) throws(LatchkeyError) -> ProviderPipeline {
+    /// The session's binding before a stored session is read: the client's authentication, the
+    /// transports (presenting the certificate, read now, where mutual TLS applies) and this
+    /// session's nonces; `bound(to:keys:)` adds a stored session's DPoP key.
+    func binding(identity: TLSClientIdentity? = nil) throws(LatchkeyError) -> SessionBinding {
         let authenticator: any RequestAuthenticator
         if let clientAuthentication {
             authenticator = clientAuthentication
         } else {
             authenticator = try configuration.clientAuthenticator(secret: clientSecret, key: clientKey)
         }
-        let proofs: [any RequestAuthenticator] = dpop.map { [DPoPAuthenticator(key: $0)] } ?? []
         var transports = self.transports
         var presented: TLSClientIdentity?
         let certificate: TLSClientIdentity?
@@ -324,10 +324,8 @@ public actor Session: TokenSource {
             transports = mutualTLS.transports(transports, presenting: certificate)
             presented = certificate
         }
-        var pipeline = ProviderPipeline(transports: transports, authenticators: [authenticator] + proofs, time: time, random: random,
-                                        nonces: nonces)
-        pipeline.presentedCertificate = presented
-        return pipeline
+        return SessionBinding(clientAuthentication: authenticator, dpopKey: nil, nonces: nonces, certificate: presented,
+                              transports: transports, time: time, random: random)
     }
 
     /// The client certificate, read and checked now; nil without `mutualTLS`. A mutual-TLS auth
@@ -353,11 +351,18 @@ public actor Session: TokenSource {
 
 extension Session: DPoPProofSource {
     /// A proof for a resource request with `accessToken`, from the stored session's key.
+    /// The session is the one this process last read or refreshed when it holds `accessToken`
+    /// (so a redirect hop reads nothing), else the stored one.
     public func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String {
-        guard let session = try loadSession(), let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
+        var session = current
+        if session.map({ !ConstantTime.equals(Array($0.token.accessToken.utf8), Array(accessToken.utf8)) }) ?? true {
+            session = try loadSession()
+            current = session
+        }
+        guard let session, let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
         nonces.merge(dpop.nonces)
-        return try dpop.key(random: random).proof(method: method, url: url, accessToken: accessToken,
-                                                  nonce: nonces.nonce(for: url), at: time.now(), random: random)
+        return try session.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url),
+                                     at: time.now(), random: random, key: try keys.key(for: dpop, random: random))
     }
 
     /// Remembers a resource server's nonce, for this process and in the token file, so the next

@@ -70,9 +70,6 @@ struct TokenClient: Sendable {
             if let certificate = pipeline.presentedCertificate {
                 try TokenBindingCheck.checkCertificate(token, certificateThumbprint: certificate.certificateThumbprintSHA256)
             }
-        case .error(.server("use_dpop_nonce", _, _)) where dpopKey != nil:
-            // The pipeline already retried once with the nonce it got (RFC 9449 §8).
-            throw .tokenBinding(.nonceRequestedTwice(.token))
         case .error:
             break
         }
@@ -140,9 +137,6 @@ struct TokenClient: Sendable {
         let url = try EndpointExchange.endpointURL(metadata.pushedAuthorizationRequestEndpoint,
                                                    name: "pushed_authorization_request_endpoint")
         let response = try await pipeline.send(ProviderRequest(role: .pushedAuthorization, url: url, form: params))
-        if dpopKey != nil, case .error(.server("use_dpop_nonce", _, _)) = TokenResponse.parse(response) {
-            throw .tokenBinding(.nonceRequestedTwice(.pushedAuthorization))
-        }
         return try PushedAuthorizationResponse.parse(response)
     }
 

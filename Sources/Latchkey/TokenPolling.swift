@@ -49,7 +49,7 @@ struct TokenPolling: Sendable {
                 let end = min(deadline, cap ?? deadline)
                 (outcome, response) = try await client.bounded(to: end.timeIntervalSince(time.now())).request(parameters)
             } catch {
-                guard case .network(let e) = error, DeviceAuthorizationFlow.isRetryable(e) else { throw error }
+                guard case .network(let e) = error, TransientFailure.isTransient(e) else { throw error }
                 lastArrival = time.now()
                 failures += 1
                 wait = backoff(interval: interval, failures: failures)
@@ -79,7 +79,7 @@ struct TokenPolling: Sendable {
                 }
                 wait = interval
                 events(.slowDown(interval: Int(interval.rounded(.up))))
-            case .error(.unexpectedStatus(let status)) where status >= 500 || status == 429:
+            case .error(.unexpectedStatus(let status)) where TransientFailure.isTransient(status: status):
                 failures += 1
                 wait = backoff(interval: interval, failures: failures)
                 events(.retrying(reason: "HTTP \(status)", nextPollIn: Int(wait.rounded(.up))))

@@ -31,11 +31,11 @@ import LatchkeyTesting
         let downTransport = ScriptedTransport { _, _ in throw HTTPError.timedOut(after: 10) }
         let down = RemoteKeySet(url: url, transport: downTransport, time: clock)
         await expectError(category: .network) { try await down.verify(jws, allowed: [.es256]) }
-        #expect(downTransport.sent.count == RemoteKeySet.fetchAttempts)
+        #expect(downTransport.sent.count == TransientFailure.quickAttempts)
         let brokenTransport = ScriptedTransport { _, _ in Reply.json(500, "{}") }
         let broken = RemoteKeySet(url: url, transport: brokenTransport, time: clock)
         await expectError(category: .protocolViolation) { try await broken.verify(jws, allowed: [.es256]) }
-        #expect(brokenTransport.sent.count == RemoteKeySet.fetchAttempts)
+        #expect(brokenTransport.sent.count == TransientFailure.quickAttempts)
         let tls = ScriptedTransport { _, _ in throw HTTPError.tlsFailure(reason: "untrusted") }
         await expectError(category: .network) { try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256]) }
         #expect(tls.sent.count == 1)

@@ -1,9 +1,10 @@
 import LatchkeyHTTP
 
-/// Adds a DPoP proof (RFC 9449) to every token, PAR, CIBA and revocation request, and to resource
-/// requests carrying `Authorization: DPoP …` (then with `ath`). It takes up server nonces: any
-/// `DPoP-Nonce` answer is remembered per origin, and a `use_dpop_nonce` error asks the pipeline
-/// for its one retry. Not on the device authorization request: RFC 9449 puts none there.
+/// Adds a DPoP proof (RFC 9449) to every token, PAR, CIBA and revocation request. It takes up
+/// server nonces: any `DPoP-Nonce` answer is remembered per origin, and a `use_dpop_nonce` error
+/// with a new one asks for the one retry `RetryRule` allows. Not on the device authorization
+/// request: RFC 9449 puts none there. Resource requests get their proofs (with `ath`) from
+/// `AuthorizedTransport`, which holds the access token.
 struct DPoPAuthenticator: RequestAuthenticator {
     /// The session's key.
     public let key: DPoPKey
@@ -14,7 +15,7 @@ struct DPoPAuthenticator: RequestAuthenticator {
     /// The roles that get a proof.
     public static func applies(to role: EndpointRole) -> Bool {
         switch role {
-        case .token, .pushedAuthorization, .revocation, .resource, .backchannelAuthentication: return true
+        case .token, .pushedAuthorization, .revocation, .backchannelAuthentication: return true
         default: return false
         }
     }
@@ -22,9 +23,7 @@ struct DPoPAuthenticator: RequestAuthenticator {
     /// Sets the `DPoP` header, with the origin's last nonce.
     public func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
         guard Self.applies(to: request.role) else { return }
-        let accessToken = Self.dpopAccessToken(in: request.header("Authorization"))
-        if request.role == .resource && accessToken == nil { return }
-        request.setHeader("DPoP", try key.proof(method: request.method, url: request.url, accessToken: accessToken,
+        request.setHeader("DPoP", try key.proof(method: request.method, url: request.url,
                                                 nonce: context.serverNonce(for: request.url), at: context.now,
                                                 random: context.random))
     }
@@ -44,11 +43,5 @@ struct DPoPAuthenticator: RequestAuthenticator {
             return AuthenticationChallenge.hasError("use_dpop_nonce", scheme: "DPoP", in: response.header("WWW-Authenticate"))
         }
         return response.status == 400 && ResponseBody.object(response)?.string("error") == "use_dpop_nonce"
-    }
-
-    /// The token of an `Authorization: DPoP <token>` header.
-    static func dpopAccessToken(in header: String?) -> String? {
-        guard let header, header.utf8.count > 5, HeaderName.equal(String(header.prefix(5)), "DPoP ") else { return nil }
-        return String(header.dropFirst(5))
     }
 }

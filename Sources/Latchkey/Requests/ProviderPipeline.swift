@@ -32,10 +32,12 @@ struct ProviderPipeline: Sendable {
         self.nonces = nonces
     }
 
-    /// Authenticates and sends `request`; at most one retry, when an authenticator asks for it.
+    /// Authenticates and sends `request`; sends it once more when `RetryRule` says so (a server
+    /// nonce), and throws `nonceRequestedTwice` when a DPoP-bound request meets a second nonce error.
     public func send(_ request: ProviderRequest) async throws(LatchkeyError) -> HTTPResponse {
         let exchange = EndpointExchange(transport: transports.transport(for: request.role), timeout: timeout)
-        var retried = false
+        let bound = DPoPAuthenticator.applies(to: request.role) && authenticators.contains { $0 is DPoPAuthenticator }
+        var rule = RetryRule(role: request.role)
         while true {
             let context = RequestContext(now: time.now(), random: random, nonces: nonces)
             var prepared = request
@@ -45,14 +47,12 @@ struct ProviderPipeline: Sendable {
                let refusal = ClientCertificateProblem.refusal(response, endpoint: request.role, subject: certificate.subject) {
                 throw .clientCertificate(refusal)
             }
-            if retried { return response }
             // Every authenticator sees the response (one may remember a nonce even when another asks).
-            var again = false
+            var asked = false
             for authenticator in authenticators where authenticator.wantsRetry(after: response, to: prepared, context: context) {
-                again = true
+                asked = true
             }
-            guard again else { return response }
-            retried = true
+            guard try rule.next(after: response, newNonce: asked, bound: bound) != nil else { return response }
         }
     }
 }

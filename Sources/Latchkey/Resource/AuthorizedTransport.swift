@@ -41,32 +41,24 @@ public struct AuthorizedTransport: HTTPTransport {
         try await send(request, streaming: bodySink)
     }
 
-    /// Which retries are still open for an attempt; an answer that would use one is not streamed.
-    private struct Retries {
-        var nonce: Bool
-        var refresh: Bool
-    }
-
     private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         guard allowedOrigins.contains(request.url.origin) else {
             throw AuthorizedTransportError.originNotAllowed(request.url.origin)
         }
-        let token = try await source.token()
-        let dpop = TokenBinding(token) == .dpop
-        var response = try await sendFollowingSameOrigin(request, token: token, retries: Retries(nonce: dpop, refresh: true),
-                                                         streaming: streaming)
-        if dpop, DPoPAuthenticator.isNonceError(response) {
-            // RFC 9449 §9: one retry with the nonce the resource server just gave (remembered on receipt).
-            // A second nonce error is thrown, so it is not streamed either (`nonce: true`).
-            response = try await sendFollowingSameOrigin(request, token: token, retries: Retries(nonce: true, refresh: true),
-                                                         streaming: streaming)
-            if DPoPAuthenticator.isNonceError(response) { throw LatchkeyError.tokenBinding(.nonceRequestedTwice(.resource)) }
+        var token = try await source.token()
+        var rule = RetryRule(role: .resource)
+        while true {
+            let bound = TokenBinding(token) == .dpop
+            let (response, offeredNonce) = try await sendFollowingSameOrigin(request, token: token, rule: rule, streaming: streaming)
+            // RFC 9449 §9: the nonce was remembered on receipt, so the retry's proof carries it.
+            switch try rule.next(after: response, newNonce: bound && offeredNonce && DPoPAuthenticator.isNonceError(response),
+                                 bound: bound, refusesToken: Self.refusesToken(response, token)) {
+            case nil: return response
+            case .withNonce: continue
+            // The server refused this token (revoked, expired early): one refresh, one retry, no more.
+            case .withFreshToken: token = try await source.token(replacing: token)
+            }
         }
-        guard Self.refusesToken(response, token) else { return response }
-        // The server refused this token (revoked, expired early): one refresh, one retry, no more.
-        let fresh = try await source.token(replacing: token)
-        return try await sendFollowingSameOrigin(request, token: fresh, retries: Retries(nonce: false, refresh: false),
-                                                 streaming: streaming)
     }
 
     /// `401 … error="invalid_token"` in the token's own scheme (RFC 6750 §3.1).
@@ -82,8 +74,10 @@ public struct AuthorizedTransport: HTTPTransport {
         return next
     }
 
-    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, retries: Retries,
-                                         streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
+    /// Sends with `token`, following same-origin redirects; also says whether the final answer
+    /// brought a `DPoP-Nonce`.
+    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, rule: RetryRule,
+                                         streaming: HTTPBodySinkChooser?) async throws -> (HTTPResponse, Bool) {
         var current = request
         current.maxRedirects = 0
         var redirects = 0
@@ -99,20 +93,19 @@ public struct AuthorizedTransport: HTTPTransport {
             let response: HTTPResponse
             if let streaming {
                 let url = current.url, hops = redirects, max = request.maxRedirects
+                let bound = TokenBinding(token) == .dpop
                 response = try await base.send(authorized) { head in
-                    if retries.nonce && DPoPAuthenticator.isNonceError(head) { return nil }
-                    if retries.refresh && Self.refusesToken(head, token) { return nil }
+                    if rule.withholds(head, bound: bound, refusesToken: Self.refusesToken(head, token)) { return nil }
                     if Self.redirectTarget(head, from: url, redirects: hops, max: max) != nil { return nil }
                     return try streaming(head)
                 }
             } else {
                 response = try await base.send(authorized)
             }
-            if let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
-                await proofs.rememberNonce(nonce, for: current.url)
-            }
+            let nonce = response.header("DPoP-Nonce").flatMap { $0.isEmpty ? nil : $0 }
+            if let nonce, let proofs { await proofs.rememberNonce(nonce, for: current.url) }
             guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
-            else { return response }
+            else { return (response, nonce != nil) }
             redirects += 1
             current.url = next
             if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {

@@ -1,4 +1,10 @@
 #if os(Linux)
+// The executor SPI (SE-0471, `ExperimentalCustomExecutors`) is unstable between releases. It is
+// built and tested with Swift 6.3.1 (docs/architecture.md, "The custom executor"); another
+// toolchain stops here with this message rather than failing in the middle of the SPI's types.
+#if !compiler(>=6.3) || compiler(>=6.4)
+#error("LatchkeyExecutorFactory uses the ExperimentalCustomExecutors SPI as of Swift 6.3; check SE-0471's ExecutorFactory, TaskExecutor and SchedulingExecutor on this toolchain, then widen the compiler range in LatchkeyExecutorFactory.swift and WorkerPoolExecutor.swift")
+#endif
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 /// Makes `WorkerPoolExecutor` the default executor (SE-0471's executor factory). The runtime reads

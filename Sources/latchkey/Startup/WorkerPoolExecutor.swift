@@ -1,4 +1,8 @@
 #if os(Linux)
+// Toolchain guard: see LatchkeyExecutorFactory.swift.
+#if !compiler(>=6.3) || compiler(>=6.4)
+#error("WorkerPoolExecutor uses the ExperimentalCustomExecutors and ExperimentalScheduling SPI as of Swift 6.3; see LatchkeyExecutorFactory.swift")
+#endif
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import CLatchkeyExecutor
 
