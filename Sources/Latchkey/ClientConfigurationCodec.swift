@@ -93,23 +93,45 @@ extension ClientAssertionSettings {
 
 extension EndpointOverrides {
     /// Members named as in provider metadata.
-    static let members: [DocumentMember<EndpointOverrides, String>] =
-        [.init("device_authorization_endpoint", { $0.deviceAuthorization }, { $0.deviceAuthorization = $1 }),
-         .init("token_endpoint", { $0.token }, { $0.token = $1 }),
-         .init("authorization_endpoint", { $0.authorization }, { $0.authorization = $1 }),
-         .init("revocation_endpoint", { $0.revocation }, { $0.revocation = $1 }),
-         .init("jwks_uri", { $0.jwksURI }, { $0.jwksURI = $1 })]
+    static let members: [String] = [
+         "device_authorization_endpoint",
+         "token_endpoint",
+         "authorization_endpoint",
+         "revocation_endpoint",
+         "jwks_uri"]
+    /// The member named `name` of `members`.
+    func member(_ name: String) -> String? {
+        switch name {
+        case "device_authorization_endpoint": return deviceAuthorization
+        case "token_endpoint": return token
+        case "authorization_endpoint": return authorization
+        case "revocation_endpoint": return revocation
+        case "jwks_uri": return jwksURI
+        default: return nil
+        }
+    }
+    /// Sets the member named `name` of `members`.
+    mutating func setMember(_ name: String, _ value: String?) {
+        switch name {
+        case "device_authorization_endpoint": deviceAuthorization = value
+        case "token_endpoint": token = value
+        case "authorization_endpoint": authorization = value
+        case "revocation_endpoint": revocation = value
+        case "jwks_uri": jwksURI = value
+        default: break
+        }
+    }
 
     /// The set overrides as JSON.
     public var json: JSONObject {
         var o = JSONObject()
-        for member in Self.members { o.setIfPresent(member.name, member.get(self)) }
+        for name in Self.members { o.setIfPresent(name, member(name)) }
         return o
     }
 
     init(members m: JSONMembers) throws(DocumentError) {
         self.init()
-        for member in Self.members { member.set(&self, try m.string(member.name)) }
+        for name in Self.members { setMember(name, try m.string(name)) }
     }
 }
 

@@ -52,37 +52,113 @@ public struct ProviderMetadata: Sendable, Equatable {
 
 }
 
-// The one codec for provider metadata: its member table serves discovery, the token file and
+// The one codec for provider metadata: its member tables serve discovery, the token file and
 // `discover`, so a member added here is read and written everywhere (see the round-trip test).
+// Name lists with switch accessors, not key paths or generic rows: both are built at run time
+// from mangled type names, which was most of a cached `latchkey token` (docs/performance.md).
 extension ProviderMetadata {
     /// Members holding one URL or string.
-    static let stringMembers: [DocumentMember<ProviderMetadata, String>] =
-        [.init("authorization_endpoint", { $0.authorizationEndpoint }, { $0.authorizationEndpoint = $1 }),
-         .init("token_endpoint", { $0.tokenEndpoint }, { $0.tokenEndpoint = $1 }),
-         .init("device_authorization_endpoint", { $0.deviceAuthorizationEndpoint }, { $0.deviceAuthorizationEndpoint = $1 }),
-         .init("revocation_endpoint", { $0.revocationEndpoint }, { $0.revocationEndpoint = $1 }),
-         .init("jwks_uri", { $0.jwksURI }, { $0.jwksURI = $1 }),
-         .init("userinfo_endpoint", { $0.userinfoEndpoint }, { $0.userinfoEndpoint = $1 }),
-         .init("end_session_endpoint", { $0.endSessionEndpoint }, { $0.endSessionEndpoint = $1 }),
-         .init("pushed_authorization_request_endpoint", { $0.pushedAuthorizationRequestEndpoint }, { $0.pushedAuthorizationRequestEndpoint = $1 }),
-         .init("backchannel_authentication_endpoint", { $0.backchannelAuthenticationEndpoint }, { $0.backchannelAuthenticationEndpoint = $1 })]
+    static let stringMembers: [String] = [
+         "authorization_endpoint",
+         "token_endpoint",
+         "device_authorization_endpoint",
+         "revocation_endpoint",
+         "jwks_uri",
+         "userinfo_endpoint",
+         "end_session_endpoint",
+         "pushed_authorization_request_endpoint",
+         "backchannel_authentication_endpoint"]
+    /// The member named `name` of `stringMembers`.
+    func string(_ name: String) -> String? {
+        switch name {
+        case "authorization_endpoint": return authorizationEndpoint
+        case "token_endpoint": return tokenEndpoint
+        case "device_authorization_endpoint": return deviceAuthorizationEndpoint
+        case "revocation_endpoint": return revocationEndpoint
+        case "jwks_uri": return jwksURI
+        case "userinfo_endpoint": return userinfoEndpoint
+        case "end_session_endpoint": return endSessionEndpoint
+        case "pushed_authorization_request_endpoint": return pushedAuthorizationRequestEndpoint
+        case "backchannel_authentication_endpoint": return backchannelAuthenticationEndpoint
+        default: return nil
+        }
+    }
+    /// Sets the member named `name` of `stringMembers`.
+    mutating func setString(_ name: String, _ value: String?) {
+        switch name {
+        case "authorization_endpoint": authorizationEndpoint = value
+        case "token_endpoint": tokenEndpoint = value
+        case "device_authorization_endpoint": deviceAuthorizationEndpoint = value
+        case "revocation_endpoint": revocationEndpoint = value
+        case "jwks_uri": jwksURI = value
+        case "userinfo_endpoint": userinfoEndpoint = value
+        case "end_session_endpoint": endSessionEndpoint = value
+        case "pushed_authorization_request_endpoint": pushedAuthorizationRequestEndpoint = value
+        case "backchannel_authentication_endpoint": backchannelAuthenticationEndpoint = value
+        default: break
+        }
+    }
     /// Members holding a list of strings.
-    static let listMembers: [DocumentMember<ProviderMetadata, [String]>] =
-        [.init("id_token_signing_alg_values_supported", { $0.idTokenSigningAlgValuesSupported }, { $0.idTokenSigningAlgValuesSupported = $1 }),
-         .init("code_challenge_methods_supported", { $0.codeChallengeMethodsSupported }, { $0.codeChallengeMethodsSupported = $1 }),
-         .init("scopes_supported", { $0.scopesSupported }, { $0.scopesSupported = $1 }),
-         .init("grant_types_supported", { $0.grantTypesSupported }, { $0.grantTypesSupported = $1 }),
-         .init("token_endpoint_auth_methods_supported", { $0.tokenEndpointAuthMethodsSupported }, { $0.tokenEndpointAuthMethodsSupported = $1 }),
-         .init("dpop_signing_alg_values_supported", { $0.dpopSigningAlgValuesSupported }, { $0.dpopSigningAlgValuesSupported = $1 }),
-         .init("backchannel_token_delivery_modes_supported", { $0.backchannelTokenDeliveryModesSupported }, { $0.backchannelTokenDeliveryModesSupported = $1 }),
-         .init("token_endpoint_auth_signing_alg_values_supported", { $0.tokenEndpointAuthSigningAlgValuesSupported }, { $0.tokenEndpointAuthSigningAlgValuesSupported = $1 })]
+    static let listMembers: [String] = [
+         "id_token_signing_alg_values_supported",
+         "code_challenge_methods_supported",
+         "scopes_supported",
+         "grant_types_supported",
+         "token_endpoint_auth_methods_supported",
+         "dpop_signing_alg_values_supported",
+         "backchannel_token_delivery_modes_supported",
+         "token_endpoint_auth_signing_alg_values_supported"]
+    /// The member named `name` of `listMembers`.
+    func list(_ name: String) -> [String]? {
+        switch name {
+        case "id_token_signing_alg_values_supported": return idTokenSigningAlgValuesSupported
+        case "code_challenge_methods_supported": return codeChallengeMethodsSupported
+        case "scopes_supported": return scopesSupported
+        case "grant_types_supported": return grantTypesSupported
+        case "token_endpoint_auth_methods_supported": return tokenEndpointAuthMethodsSupported
+        case "dpop_signing_alg_values_supported": return dpopSigningAlgValuesSupported
+        case "backchannel_token_delivery_modes_supported": return backchannelTokenDeliveryModesSupported
+        case "token_endpoint_auth_signing_alg_values_supported": return tokenEndpointAuthSigningAlgValuesSupported
+        default: return nil
+        }
+    }
+    /// Sets the member named `name` of `listMembers`.
+    mutating func setList(_ name: String, _ value: [String]?) {
+        switch name {
+        case "id_token_signing_alg_values_supported": idTokenSigningAlgValuesSupported = value
+        case "code_challenge_methods_supported": codeChallengeMethodsSupported = value
+        case "scopes_supported": scopesSupported = value
+        case "grant_types_supported": grantTypesSupported = value
+        case "token_endpoint_auth_methods_supported": tokenEndpointAuthMethodsSupported = value
+        case "dpop_signing_alg_values_supported": dpopSigningAlgValuesSupported = value
+        case "backchannel_token_delivery_modes_supported": backchannelTokenDeliveryModesSupported = value
+        case "token_endpoint_auth_signing_alg_values_supported": tokenEndpointAuthSigningAlgValuesSupported = value
+        default: break
+        }
+    }
     /// Members holding a boolean.
-    static let flagMembers: [DocumentMember<ProviderMetadata, Bool>] =
-        [.init("authorization_response_iss_parameter_supported", { $0.authorizationResponseIssParameterSupported }, { $0.authorizationResponseIssParameterSupported = $1 }),
-         .init("require_pushed_authorization_requests", { $0.requirePushedAuthorizationRequests }, { $0.requirePushedAuthorizationRequests = $1 })]
+    static let flagMembers: [String] = [
+         "authorization_response_iss_parameter_supported",
+         "require_pushed_authorization_requests"]
+    /// The member named `name` of `flagMembers`.
+    func flag(_ name: String) -> Bool? {
+        switch name {
+        case "authorization_response_iss_parameter_supported": return authorizationResponseIssParameterSupported
+        case "require_pushed_authorization_requests": return requirePushedAuthorizationRequests
+        default: return nil
+        }
+    }
+    /// Sets the member named `name` of `flagMembers`.
+    mutating func setFlag(_ name: String, _ value: Bool?) {
+        switch name {
+        case "authorization_response_iss_parameter_supported": authorizationResponseIssParameterSupported = value
+        case "require_pushed_authorization_requests": requirePushedAuthorizationRequests = value
+        default: break
+        }
+    }
     /// Every member name Latchkey models (the rest of a provider's document is `DiscoveredProvider`'s).
     public static var memberNames: [String] {
-        ["issuer"] + stringMembers.map(\.name) + listMembers.map(\.name) + flagMembers.map(\.name)
+        ["issuer"] + stringMembers + listMembers + flagMembers
             + [MTLSEndpointAliases.memberName]
     }
 
@@ -92,14 +168,14 @@ extension ProviderMetadata {
     public init(json: JSONObject, lenient: Bool = false) throws(DocumentError) {
         let m = JSONMembers(json)
         self.init(issuer: try m.requiredString("issuer"))
-        for member in Self.stringMembers {
-            member.set(&self, lenient ? json[member.name]?.stringValue : try m.string(member.name))
+        for name in Self.stringMembers {
+            setString(name, lenient ? json[name]?.stringValue : try m.string(name))
         }
-        for member in Self.listMembers {
-            member.set(&self, lenient ? json[member.name]?.arrayValue?.compactMap(\.stringValue) : try m.strings(member.name))
+        for name in Self.listMembers {
+            setList(name, lenient ? json[name]?.arrayValue?.compactMap(\.stringValue) : try m.strings(name))
         }
-        for member in Self.flagMembers {
-            member.set(&self, lenient ? json[member.name]?.boolValue : try m.bool(member.name))
+        for name in Self.flagMembers {
+            setFlag(name, lenient ? json[name]?.boolValue : try m.bool(name))
         }
         // Strict even when lenient: see `MTLSEndpointAliases.init(json:)`.
         if let aliases = m.value(MTLSEndpointAliases.memberName) { mtlsEndpointAliases = try MTLSEndpointAliases(json: aliases) }
@@ -109,9 +185,9 @@ extension ProviderMetadata {
     public var json: JSONObject {
         var o = JSONObject()
         o["issuer"] = .string(issuer)
-        for member in Self.stringMembers { o.setIfPresent(member.name, member.get(self)) }
-        for member in Self.listMembers { o.setIfPresent(member.name, member.get(self)) }
-        for member in Self.flagMembers { o.setIfPresent(member.name, member.get(self)) }
+        for name in Self.stringMembers { o.setIfPresent(name, string(name)) }
+        for name in Self.listMembers { o.setIfPresent(name, list(name)) }
+        for name in Self.flagMembers { o.setIfPresent(name, flag(name)) }
         if let aliases = mtlsEndpointAliases { o[MTLSEndpointAliases.memberName] = .object(aliases.json) }
         return o
     }

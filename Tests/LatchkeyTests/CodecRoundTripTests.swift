@@ -12,11 +12,11 @@ import LatchkeyJOSE
     /// Metadata with every modelled member set to a distinct value.
     static func fullMetadata() -> ProviderMetadata {
         var m = ProviderMetadata(issuer: "https://idp.example")
-        for (i, member) in ProviderMetadata.stringMembers.enumerated() { member.set(&m, "https://idp.example/\(i)") }
-        for (i, member) in ProviderMetadata.listMembers.enumerated() { member.set(&m, ["v\(i)", "w\(i)"]) }
-        for member in ProviderMetadata.flagMembers { member.set(&m, true) }
+        for (i, name) in ProviderMetadata.stringMembers.enumerated() { m.setString(name, "https://idp.example/\(i)") }
+        for (i, name) in ProviderMetadata.listMembers.enumerated() { m.setList(name, ["v\(i)", "w\(i)"]) }
+        for name in ProviderMetadata.flagMembers { m.setFlag(name, true) }
         var aliases = MTLSEndpointAliases()
-        for (i, member) in MTLSEndpointAliases.members.enumerated() { member.set(&aliases, "https://mtls.idp.example/\(i)") }
+        for (i, name) in MTLSEndpointAliases.members.enumerated() { aliases.setMember(name, "https://mtls.idp.example/\(i)") }
         m.mtlsEndpointAliases = aliases
         return m
     }
@@ -29,10 +29,18 @@ import LatchkeyJOSE
         let back = try ProviderMetadata(json: try JSONParser().parseObject(Array(text.utf8)))
         #expect(back == m)
         // Each member on its own: set it alone and it survives alone.
-        for member in ProviderMetadata.stringMembers {
+        for name in ProviderMetadata.stringMembers {
             var one = ProviderMetadata(issuer: "https://i")
-            member.set(&one, "https://i/x")
-            #expect(try ProviderMetadata(json: one.json) == one, "\(member.name)")
+            one.setString(name, "https://i/x")
+            #expect(one.string(name) == "https://i/x", "\(name) has an accessor")
+            #expect(try ProviderMetadata(json: one.json) == one, "\(name)")
+        }
+        // Every stored property is reached by some member: none is left unset by the tables.
+        for child in Mirror(reflecting: m).children {
+            #expect(!"\(child.value)".hasPrefix("nil"), "\(child.label ?? "?") is in no member table")
+        }
+        for child in Mirror(reflecting: m.mtlsEndpointAliases!).children {
+            #expect(!"\(child.value)".hasPrefix("nil"), "mtls alias \(child.label ?? "?") is in no member table")
         }
     }
 
@@ -48,7 +56,7 @@ import LatchkeyJOSE
                                     authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
                                     allowedAlgorithms: ["ES256"], leeway: 12.5,
                                     quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
-        for (i, member) in EndpointOverrides.members.enumerated() { member.set(&c.endpoints, "https://idp.example/e\(i)") }
+        for (i, name) in EndpointOverrides.members.enumerated() { c.endpoints.setMember(name, "https://idp.example/e\(i)") }
         c.par = .always
         c.resources = ["https://api.example/a", "urn:example:b"]
         c.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!,

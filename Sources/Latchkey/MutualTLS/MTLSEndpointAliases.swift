@@ -28,12 +28,35 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
     /// The member name of the metadata.
     public static let memberName = "mtls_endpoint_aliases"
 
-    static let members: [DocumentMember<MTLSEndpointAliases, String>] =
-        [.init("token_endpoint", { $0.tokenEndpoint }, { $0.tokenEndpoint = $1 }),
-         .init("revocation_endpoint", { $0.revocationEndpoint }, { $0.revocationEndpoint = $1 }),
-         .init("device_authorization_endpoint", { $0.deviceAuthorizationEndpoint }, { $0.deviceAuthorizationEndpoint = $1 }),
-         .init("pushed_authorization_request_endpoint", { $0.pushedAuthorizationRequestEndpoint }, { $0.pushedAuthorizationRequestEndpoint = $1 }),
-         .init("backchannel_authentication_endpoint", { $0.backchannelAuthenticationEndpoint }, { $0.backchannelAuthenticationEndpoint = $1 })]
+    /// The aliases, by their metadata names, in the order they are written.
+    static let members: [String] = [
+         "token_endpoint",
+         "revocation_endpoint",
+         "device_authorization_endpoint",
+         "pushed_authorization_request_endpoint",
+         "backchannel_authentication_endpoint"]
+    /// The member named `name` of `members`.
+    func member(_ name: String) -> String? {
+        switch name {
+        case "token_endpoint": return tokenEndpoint
+        case "revocation_endpoint": return revocationEndpoint
+        case "device_authorization_endpoint": return deviceAuthorizationEndpoint
+        case "pushed_authorization_request_endpoint": return pushedAuthorizationRequestEndpoint
+        case "backchannel_authentication_endpoint": return backchannelAuthenticationEndpoint
+        default: return nil
+        }
+    }
+    /// Sets the member named `name` of `members`.
+    mutating func setMember(_ name: String, _ value: String?) {
+        switch name {
+        case "token_endpoint": tokenEndpoint = value
+        case "revocation_endpoint": revocationEndpoint = value
+        case "device_authorization_endpoint": deviceAuthorizationEndpoint = value
+        case "pushed_authorization_request_endpoint": pushedAuthorizationRequestEndpoint = value
+        case "backchannel_authentication_endpoint": backchannelAuthenticationEndpoint = value
+        default: break
+        }
+    }
 
     /// Reads the object strictly, even from a provider: a client that presents its certificate on
     /// the wrong endpoint fails in confusing ways, so an alias of the wrong type is an error, not
@@ -43,18 +66,18 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
         guard let object = json.objectValue else { throw .wrongType(member: name, expected: "an object") }
         let m = JSONMembers(object, path: name)
         self.init()
-        for member in Self.members { member.set(&self, try m.string(member.name)) }
+        for name in Self.members { setMember(name, try m.string(name)) }
     }
 
     /// The aliases as JSON, unset ones left out.
     public var json: JSONObject {
         var o = JSONObject()
-        for member in Self.members { o.setIfPresent(member.name, member.get(self)) }
+        for name in Self.members { o.setIfPresent(name, member(name)) }
         return o
     }
 
     /// (member name, URL) of every alias that is set.
     var present: [(String, String)] {
-        Self.members.compactMap { member in member.get(self).map { (member.name, $0) } }
+        Self.members.compactMap { name in member(name).map { (name, $0) } }
     }
 }

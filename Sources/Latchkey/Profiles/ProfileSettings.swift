@@ -29,19 +29,50 @@ package struct ProfileSettings: Sendable, Equatable {
     /// when no `--min-ttl` is given, in seconds, used as given; nil: the standard margin.
     public var minTTL: Int64?
 
-    /// The names of the optional string members, in the order they are written.
-    static var optionalMembers: [(name: String, path: WritableKeyPath<ProfileSettings, String?>)] {
-        [("credential_host", \.credentialHost), ("credential_username", \.credentialUsername),
-         ("post_logout_redirect_uri", \.postLogoutRedirectURI), ("client_key_file", \.clientKeyFile),
-         ("client_cert_file", \.clientCertificateFile), ("client_cert_key_file", \.clientCertificateKeyFile),
-         ("ca_file", \.caFile)]
+    /// The names of the optional string members, in the order they are written (a name list with
+    /// switch accessors: a key-path table is built at run time, on every `latchkey token`).
+    static let optionalMembers: [String] = [
+        "credential_host",
+        "credential_username",
+        "post_logout_redirect_uri",
+        "client_key_file",
+        "client_cert_file",
+        "client_cert_key_file",
+        "ca_file"]
+
+    /// The optional string member named `name`.
+    func optionalMember(_ name: String) -> String? {
+        switch name {
+        case "credential_host": return credentialHost
+        case "credential_username": return credentialUsername
+        case "post_logout_redirect_uri": return postLogoutRedirectURI
+        case "client_key_file": return clientKeyFile
+        case "client_cert_file": return clientCertificateFile
+        case "client_cert_key_file": return clientCertificateKeyFile
+        case "ca_file": return caFile
+        default: return nil
+        }
+    }
+
+    /// Sets the optional string member named `name`.
+    mutating func setOptionalMember(_ name: String, _ value: String?) {
+        switch name {
+        case "credential_host": credentialHost = value
+        case "credential_username": credentialUsername = value
+        case "post_logout_redirect_uri": postLogoutRedirectURI = value
+        case "client_key_file": clientKeyFile = value
+        case "client_cert_file": clientCertificateFile = value
+        case "client_cert_key_file": clientCertificateKeyFile = value
+        case "ca_file": caFile = value
+        default: break
+        }
     }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.
     public var json: JSONValue {
         var o = client.json
         o["key_source"] = .string(keySource.name)
-        for member in Self.optionalMembers { o.setIfPresent(member.name, self[keyPath: member.path]) }
+        for name in Self.optionalMembers { o.setIfPresent(name, optionalMember(name)) }
         if offlineAccessWarned { o["offline_access_warned"] = .bool(true) }
         if let minTTL { o["min_ttl"] = .integer(minTTL) }
         return .object(o)
@@ -65,10 +96,10 @@ package struct ProfileSettings: Sendable, Equatable {
             throw .invalid(path: path, reason: "unknown key_source \"\(source)\"")
         }
         self.keySource = keySource
-        for member in Self.optionalMembers {
-            guard let value = json[member.name] else { continue }
-            guard let text = value.stringValue else { throw .invalid(path: path, reason: "\"\(member.name)\" must be a string") }
-            self[keyPath: member.path] = text
+        for name in Self.optionalMembers {
+            guard let value = json[name] else { continue }
+            guard let text = value.stringValue else { throw .invalid(path: path, reason: "\"\(name)\" must be a string") }
+            setOptionalMember(name, text)
         }
         if let value = json["offline_access_warned"] {
             guard case .bool(let warned) = value else { throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false") }
