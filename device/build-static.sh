@@ -18,6 +18,11 @@ cd "$ROOT"
 # exceptions, so its only throws (bad_alloc, length_error) end in std::terminate either way; the
 # one pthread_exit caller is dispatch_main, which latchkey never calls. A crash still prints its
 # message; it loses only the frames of a backtrace (docs/performance.md "Binary size").
+# For the same reason the unwind tables themselves (.eh_frame, about 890 KB) are removed after
+# stripping. Without the search table nothing reaches them: the unwinder finds no frame and a crash
+# backtrace is cut short, as it already was. Wave 2 saw a binary crash at start with .eh_frame
+# removed while .eh_frame_hdr still pointed into it; with no header there is nothing to follow, and
+# the script runs the result (`--version` below) so a binary that cannot start fails the build.
 # -Osize: the binary goes to appliance flash, and the hot path (`token`) is dominated by process
 # start-up, not by our code (docs/performance.md). Without the implicit `_StringProcessing` import
 # its regex engine and Unicode property tables (about 1.5 MB) stay out; nothing here needs them.
@@ -33,6 +38,7 @@ BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
 strip --strip-all "$OUT"
+objcopy --remove-section=.eh_frame "$OUT"
 ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
 if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
   echo "build-static: $OUT is dynamically linked:" >&2
@@ -49,4 +55,5 @@ if [ "$size" -gt "$LIMIT" ]; then
   exit 1
 fi
 echo "sha256: $(sha256sum "$OUT" | cut -d' ' -f1)"
-echo "version: $("$OUT" --version)"
+version=$("$OUT" --version) || { echo "build-static: $OUT does not start" >&2; exit 1; }
+echo "version: $version"

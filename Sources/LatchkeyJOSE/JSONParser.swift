@@ -154,7 +154,24 @@ private struct Reader {
 
     mutating func string() throws(JSONParseError) -> String {
         i += 1
-        var out: [UInt8] = []
+        // Fast path: most strings (URLs, tokens, member names) have no escape; find the closing
+        // quote and make the string from the bytes in place, without copying them one by one.
+        let start = i
+        var ascii = true
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+            if c >= 0x80 { ascii = false }
+            i += 1
+        }
+        if i < b.count, b[i] == UInt8(ascii: "\"") {
+            i += 1
+            if ascii { return String(decoding: b[start..<(i - 1)], as: UTF8.self) }
+            guard let s = String(validating: b[start..<(i - 1)], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+            return s
+        }
+        // Slow path, from the first escape (or the error): what was scanned is copied once.
+        var out = Array(b[start..<i])
         while true {
             guard i < b.count else { throw fail("unterminated string") }
             let c = b[i]

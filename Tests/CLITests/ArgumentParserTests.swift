@@ -196,3 +196,14 @@ struct GlobalOptionsTests {
         #expect(throws: UsageError.self) { try GlobalOptions(parsed, environment: .fixed([:])) }
     }
 }
+
+/// `CommandCatalog.named` (which builds one command's spec, not all of them) finds what `all` holds.
+@Suite struct CommandLookupTests {
+    @Test func everyCommandAndAliasIsFoundByName() {
+        for spec in CommandCatalog.all {
+            #expect(CommandCatalog.named(spec.name)?.name == spec.name)
+            for alias in spec.aliases { #expect(CommandCatalog.named(alias)?.name == spec.name, "\(alias)") }
+        }
+        #expect(CommandCatalog.named("no-such-command") == nil)
+    }
+}

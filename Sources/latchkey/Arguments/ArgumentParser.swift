@@ -5,14 +5,14 @@
 /// `--opt=--value`, so a forgotten value never swallows the next option. Anything unknown is a
 /// `UsageError` (exit code 2). The parser only splits text: values are checked by the commands.
 struct ArgumentParser: Sendable {
-    /// The commands to recognise.
-    let commands: [CommandSpec]
+    /// The commands, for the messages that list them (a command is looked up with
+    /// `CommandCatalog.named`, which builds only that one).
+    var commands: [CommandSpec] { CommandCatalog.all }
     /// Options accepted everywhere.
     let globalOptions: [OptionSpec]
 
     /// A parser for the given command set.
-    init(commands: [CommandSpec] = CommandCatalog.all, globalOptions: [OptionSpec] = CommandCatalog.globalOptions) {
-        self.commands = commands
+    init(globalOptions: [OptionSpec] = CommandCatalog.globalOptions) {
         self.globalOptions = globalOptions
     }
 
@@ -74,7 +74,7 @@ struct ArgumentParser: Sendable {
                 result.record("help", "", order: 0)
                 return
             }
-            guard let found = commands.first(where: { $0.isNamed(word) }) else {
+            guard let found = CommandCatalog.named(word) else {
                 throw UsageError("unknown command '\(word)'",
                                  hint: "the commands are: " + commands.map(\.name).joined(separator: ", "))
             }

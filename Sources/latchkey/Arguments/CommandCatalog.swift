@@ -305,6 +305,23 @@ enum CommandCatalog {
         """,
         argumentsUsage: "get|set|unset KEY [VALUE] | list", maxPositionals: 3, options: [])
 
+    /// The command called `word` (its name or an alias). Only that command's spec is built: each
+    /// is a lazily made static, and building every command's help text would be a tenth of a cached
+    /// `latchkey token`. A command missing from the switch is still found, by a scan of `all`.
+    static func named(_ word: String) -> CommandSpec? {
+        switch word {
+        case "token": return token
+        case "fetch": return fetch
+        case "proof": return proof
+        case "credential": return credential
+        case "status": return status
+        case "refresh": return refresh
+        case "id-token": return idToken
+        case "claims", "whoami": return claims
+        default: return all.first { $0.isNamed(word) }
+        }
+    }
+
     /// All commands in the order help lists them.
     static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
                                      config]
