@@ -89,6 +89,16 @@ public actor Session: TokenSource {
         return try await refreshSingleFlight(margin: margin, force: forceRefresh)
     }
 
+    /// `validToken(margin:forceRefresh:)` with the whole session it came from (as read, or as just
+    /// saved by the refresh), so a caller that prints more than the token reads nothing again.
+    public func validSession(margin: RefreshMargin, forceRefresh: Bool = false) async throws(LatchkeyError) -> StoredSession {
+        let token = try await validToken(margin: margin, forceRefresh: forceRefresh)
+        if let current, ConstantTime.equals(Array(current.token.accessToken.utf8), Array(token.accessToken.utf8)) { return current }
+        guard var session = try loadSession() else { throw .notSignedIn }
+        session.token = token
+        return session
+    }
+
     /// `TokenSource`: a token valid for `defaultMargin`; with `rejected` (refused by a resource server),
     /// a different one: the stored token when another caller has replaced it already, else a refresh.
     public func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {

@@ -19,6 +19,8 @@ enum TokenCommand {
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let margin = refreshMargin(givenMargin, settings: settings)
+        // A forced refresh reads the file under the lock only.
+        if args.has("force-refresh") { return nil }
         let store = try access.tokenStore(settings)
         // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
         let now = Timestamp.now()
@@ -27,7 +29,7 @@ enum TokenCommand {
             if case .notSignedIn = error { throw CommandFailure.notSignedIn(profile: access.profile) }
             throw error
         }
-        guard !args.has("force-refresh"), let session = cached else { return nil }
+        guard let session = cached else { return nil }
         context.console.out(try output(session, format: format, target: target, now: now))
         return 0
     }
@@ -86,18 +88,17 @@ enum TokenCommand {
         let margin = refreshMargin(givenMargin, settings: settings)
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
-        let token: Token
+        let stored: StoredSession
         do {
-            token = try await TerminationSignals.startWatching().run {
-                try await session.validToken(margin: margin, forceRefresh: force)
+            stored = try await TerminationSignals.startWatching().run {
+                try await session.validSession(margin: margin, forceRefresh: force)
             }
         } catch {
             await ClockSkewNotice.show(session, context)
+            if case .notSignedIn? = error as? LatchkeyError { throw CommandFailure.notSignedIn(profile: access.profile) }
             throw error
         }
         await ClockSkewNotice.show(session, context)
-        guard var stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: access.profile) }
-        stored.token = token
         context.console.out(try output(stored, format: format, target: target, now: Timestamp.now()))
         return 0
     }
