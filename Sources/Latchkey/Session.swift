@@ -139,11 +139,24 @@ public actor Session: TokenSource {
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
                        backchannel: BackchannelAuthenticationRequest? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
-        if flow == .ciba && backchannel == nil { throw .configuration(.missingLoginHint) }
-        // Refused before discovery: nothing is sent for a sign-in that cannot work.
-        if flow == .clientCredentials, configuration.authMethod == .none, clientAuthentication == nil {
-            throw .configuration(.clientCredentialsNeedClientAuthentication)
-        }
+        try await signIn(flow: flow, metadata: metadata, timeout: timeout, offlineAccess: offlineAccess, pasteReader: pasteReader,
+                         backchannel: backchannel, savingProfile: nil, events: events)
+    }
+
+    /// `signIn`, also writing the profile file that describes the session (`profileSave`) in the
+    /// same locked section as the token file, in the order of docs/architecture.md ("A sign-in
+    /// saves two files").
+    @discardableResult
+    package func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
+                        offlineAccess: OfflineAccessPolicy = .warn,
+                        pasteReader: (@Sendable () async throws -> String?)? = nil,
+                        backchannel: BackchannelAuthenticationRequest? = nil, savingProfile profileSave: ProfileSave?,
+                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
+        // MARK: sign-in rules (ClientConfiguration.problems): refused before anything is sent.
+        let materials = SignInMaterials(clientSecret: clientSecret != nil, clientKey: clientKey != nil,
+                                        clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
+                                        loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
+        if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
         // The certificate is checked before anything is sent, discovery included.
         let identity = try clientIdentity()
         let meta: ProviderMetadata
@@ -153,15 +166,14 @@ public actor Session: TokenSource {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
                                                         overrides: configuration.endpoints, quirks: configuration.quirks)
         }
-        // A code flow the provider would refuse without PAR is refused here, before anything else.
-        if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
+        // MARK: sign-in rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
+        if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
         // RFC 8705 §5: a client presenting its certificate uses the aliases. The provider's own
         // metadata is what is stored; `TokenClient` applies the aliases at each use (sign-in,
         // refresh, logout), so the ordinary endpoints stay known (an endpoint `aud` names them).
         // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
-        if offline && dpopKey == nil && offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
         var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try pipeline(dpop: dpopKey, identity: identity))
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
@@ -218,15 +230,23 @@ public actor Session: TokenSource {
         if flow == .clientCredentials { built.grant = .clientCredentials }
         let session = built
         let store = self.store
+        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
+        let warnsOffline = offline && dpopKey == nil && token.refreshToken != nil
+        // MARK: the profile and the tokens saved as one unit (docs/architecture.md, "A sign-in saves two files").
+        // Each write is atomic; a kill between two leaves "not signed in" under the old or the new
+        // profile, never tokens under a profile that does not describe them.
         do {
-            try await store.withLock { try store.save(session) }
+            try await store.withLock {
+                if let profileSave {
+                    try store.delete()
+                    try profileSave.write(session, warnsOffline)
+                }
+                try store.save(session)
+            }
         } catch {
             throw Self.mapped(error)
         }
-        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
-        if offline && dpopKey == nil && token.refreshToken != nil {
-            events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta)))
-        }
+        if warnsOffline { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
         events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
                            expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
         return session
