@@ -132,26 +132,17 @@ public actor Session: TokenSource {
     /// Signs in with `flow`, verifies the ID token (when one is issued), saves the session and reports
     /// `.authorized`. `metadata` skips discovery (the CLI passes stored metadata); `timeout` caps the
     /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`; `backchannel`
-    /// names the person to ask for `.ciba`.
+    /// names the person to ask for `.ciba`. `alongside` writes the program's own record of the
+    /// sign-in (the CLI's profile file) as one unit with the tokens: under the store's lock, after
+    /// the old session is deleted and before the new one is saved (docs/architecture.md, "A
+    /// sign-in saves two files"), so a crash never leaves tokens the record does not describe.
     @discardableResult
     public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
                        offlineAccess: OfflineAccessPolicy = .warn,
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
                        backchannel: BackchannelAuthenticationRequest? = nil,
+                       alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
-        try await signIn(flow: flow, metadata: metadata, timeout: timeout, offlineAccess: offlineAccess, pasteReader: pasteReader,
-                         backchannel: backchannel, savingProfile: nil, events: events)
-    }
-
-    /// `signIn`, also writing the profile file that describes the session (`profileSave`) in the
-    /// same locked section as the token file, in the order of docs/architecture.md ("A sign-in
-    /// saves two files").
-    @discardableResult
-    package func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
-                        offlineAccess: OfflineAccessPolicy = .warn,
-                        pasteReader: (@Sendable () async throws -> String?)? = nil,
-                        backchannel: BackchannelAuthenticationRequest? = nil, savingProfile profileSave: ProfileSave?,
-                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
         // MARK: sign-in rules (ClientConfiguration.problems): refused before anything is sent.
         let materials = SignInMaterials(clientSecret: clientSecret != nil, clientKey: clientKey != nil,
                                         clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
@@ -230,23 +221,22 @@ public actor Session: TokenSource {
         if flow == .clientCredentials { built.grant = .clientCredentials }
         let session = built
         let store = self.store
-        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
-        let warnsOffline = offline && dpopKey == nil && token.refreshToken != nil
         // MARK: the profile and the tokens saved as one unit (docs/architecture.md, "A sign-in saves two files").
         // Each write is atomic; a kill between two leaves "not signed in" under the old or the new
         // profile, never tokens under a profile that does not describe them.
         do {
             try await store.withLock {
-                if let profileSave {
+                if let alongside {
                     try store.delete()
-                    try profileSave.write(session, warnsOffline)
+                    try alongside(session)
                 }
                 try store.save(session)
             }
         } catch {
             throw Self.mapped(error)
         }
-        if warnsOffline { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
+        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
+        if OfflineAccessPolicy.warns(configuration, session) { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
         events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
                            expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
         return session

@@ -102,7 +102,7 @@ import Testing
         let session = Session(configuration: new.client, store: store, transport: TokenEndpoint(), random: try SecureRandom(),
                               clientSecret: "machine-secret")
         let profiles = ProfileStore(stateDirectory: directory)
-        try await session.signIn(flow: .clientCredentials, metadata: metadata(), savingProfile: ProfileSave { _, _ in
+        try await session.signIn(flow: .clientCredentials, metadata: metadata(), alongside: { _ in
             try profiles.save(new, profile: profile)
             writes.wrote()
         })

@@ -89,15 +89,17 @@ enum LoginCommand {
         }
         // The profile is written by the sign-in, under the token file's lock (one unit with the tokens).
         let warnedBefore = existing?.offlineAccessWarned == true
-        let profileSave = ProfileSave.settings({ warns in
+        let profiles = access.profiles, profile = access.profile
+        let saveProfile: @Sendable (StoredSession) throws -> Void = { session in
             var saved = settings
-            saved.offlineAccessWarned = warnedBefore || (warns && presenter.showsOfflineAccessWarning)
-            return saved
-        }, to: access.profiles, profile: access.profile)
+            saved.offlineAccessWarned = warnedBefore
+                || (OfflineAccessPolicy.warns(settings.client, session) && presenter.showsOfflineAccessWarning)
+            try profiles.save(saved, profile: profile)
+        }
         _ = try await TerminationSignals.startWatching().run {
             try await session.signIn(flow: flow, timeout: timeout, offlineAccess: offlineAccessPolicy(context.arguments),
                                      pasteReader: flow == .paste ? pasteReader : nil,
-                                     backchannel: backchannel, savingProfile: profileSave,
+                                     backchannel: backchannel, alongside: saveProfile,
                                      events: { presenter.handle($0) })
         }
         return 0
