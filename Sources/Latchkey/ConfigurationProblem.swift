@@ -32,6 +32,11 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case clientCredentialsNeedClientAuthentication
     /// CIBA was asked for without a login hint naming the person to ask.
     case missingLoginHint
+    /// CIBA was asked for by a public client: the provider asks a person on another device, so the
+    /// request must come from a client that proves who it is (CIBA Core §7.1).
+    case backchannelNeedsClientAuthentication
+    /// A configured endpoint (named by its metadata member) is not an https URL (http only to loopback).
+    case unusableEndpoint(member: String, url: String)
     /// A CIBA request value cannot be sent (the binding message, the requested expiry).
     case invalidBackchannelRequest(reason: String)
     /// `private_key_jwt` was chosen without a source for the client's private key.
@@ -73,6 +78,10 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .clientCredentialsNeedClientAuthentication:
             return "the client-credentials grant needs client authentication; a public client has no identity to act as"
         case .missingLoginHint: return "CIBA needs a login hint naming the person to ask"
+        case .backchannelNeedsClientAuthentication:
+            return "CIBA needs client authentication; a public client cannot ask for a person's approval on another device"
+        case .unusableEndpoint(let member, let url):
+            return "\(member) \(url) is not an https URL (http is allowed for loopback only)"
         case .invalidBackchannelRequest(let reason): return reason
         case .missingClientKey: return "private_key_jwt needs the client's private key"
         case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):

@@ -19,13 +19,8 @@ package enum ProviderDiscovery {
                                         overrides: EndpointOverrides = EndpointOverrides(),
                                         quirks: ProviderQuirks = ProviderQuirks(),
                                         time: any TimeSource = SystemTimeSource()) async throws(LatchkeyError) -> DiscoveredProvider {
-        guard let issuerURL = HTTPURL(string: issuer), issuerURL.query == nil, issuerURL.fragment == nil else {
-            throw .configuration(.unusableIssuer(issuer))
-        }
-        // A pasted discovery URL would only meet a 404 on a mangled URL: say what it is instead.
-        if let meant = issuerBehindDiscoveryURL(issuerURL) {
-            throw .configuration(.discoveryURLAsIssuer(given: issuer, issuer: meant))
-        }
+        // A pasted discovery URL would only meet a 404 on a mangled URL: the rule says what it is instead.
+        if let problem = ClientConfiguration.issuerProblem(issuer) { throw .configuration(problem) }
         let exchange = EndpointExchange(transport: transport)
         var lastError: LatchkeyError = .protocolViolation("no metadata found for \(issuer)")
         for url in candidateURLs(issuer: issuer) {

@@ -149,18 +149,22 @@ public actor Session: TokenSource {
     /// Signs in with `flow`, verifies the ID token (when one is issued), saves the session and reports
     /// `.authorized`. `metadata` skips discovery (the CLI passes stored metadata); `timeout` caps the
     /// wait; `pasteReader` supplies the pasted redirect URL or code for `.paste`; `backchannel`
-    /// names the person to ask for `.ciba`.
+    /// names the person to ask for `.ciba`. `alongside` writes the program's own record of the
+    /// sign-in (the CLI's profile file) as one unit with the tokens: under the store's lock, after
+    /// the old session is deleted and before the new one is saved (docs/architecture.md, "A
+    /// sign-in saves two files"), so a crash never leaves tokens the record does not describe.
     @discardableResult
     public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
                        offlineAccess: OfflineAccessPolicy = .warn,
                        pasteReader: (@Sendable () async throws -> String?)? = nil,
                        backchannel: BackchannelAuthenticationRequest? = nil,
+                       alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
-        if flow == .ciba && backchannel == nil { throw .configuration(.missingLoginHint) }
-        // Refused before discovery: nothing is sent for a sign-in that cannot work.
-        if flow == .clientCredentials, configuration.authMethod == .none, clientAuthentication == nil {
-            throw .configuration(.clientCredentialsNeedClientAuthentication)
-        }
+        // MARK: sign-in rules (ClientConfiguration.problems): refused before anything is sent.
+        let materials = SignInMaterials(clientSecret: clientSecret != nil, clientKey: clientKey != nil,
+                                        clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
+                                        loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
+        if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
         // The certificate is checked before anything is sent, discovery included.
         let identity = try clientIdentity()
         let meta: ProviderMetadata
@@ -170,8 +174,8 @@ public actor Session: TokenSource {
             meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
                                                         overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
         }
-        // A code flow the provider would refuse without PAR is refused here, before anything else.
-        if flow == .browser || flow == .paste { _ = try configuration.par.uses(meta) }
+        // MARK: sign-in rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
+        if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
         // RFC 8705 §5: a client presenting its certificate uses the aliases. The provider's own
         // metadata is what is stored; `TokenClient` applies the aliases at each use (sign-in,
         // refresh, logout), so the ordinary endpoints stay known (an endpoint `aud` names them).
@@ -179,7 +183,6 @@ public actor Session: TokenSource {
         let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
         if let dpopKey { keys.remember(dpopKey) }
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
-        if offline && dpopKey == nil && offlineAccess == .requireDPoP { throw .configuration(.offlineAccessWithoutDPoP) }
         var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try binding(identity: identity).proving(with: dpopKey).pipeline)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         let response: TokenResponse
@@ -236,16 +239,23 @@ public actor Session: TokenSource {
         if flow == .clientCredentials { built.grant = .clientCredentials }
         let session = built
         let store = self.store
+        // MARK: the profile and the tokens saved as one unit (docs/architecture.md, "A sign-in saves two files").
+        // Each write is atomic; a kill between two leaves "not signed in" under the old or the new
+        // profile, never tokens under a profile that does not describe them.
         do {
-            try await store.withLock { try store.save(session) }
+            try await store.withLock {
+                if let alongside {
+                    try store.delete()
+                    try alongside(session)
+                }
+                try store.save(session)
+            }
         } catch {
             throw Self.mapped(error)
         }
         current = session
         // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
-        if offline && dpopKey == nil && token.refreshToken != nil {
-            events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta)))
-        }
+        if OfflineAccessPolicy.warns(configuration, session) { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
         events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
                            expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
         return session

@@ -8,9 +8,10 @@ package struct ProfileSettings: Sendable, Equatable {
     /// How the token file is encrypted; fixed at the first login.
     public var keySource: KeySource
     /// The host (with `:port` when not 443) a git credential helper answers for; nil: the issuer's host.
-    public var credentialHost: String?
+    /// The git fields are the CLI's (`latchkey credential`), kept here only so the file stays one.
+    package var credentialHost: String?
     /// The user name a git credential helper answers with; nil: `oauth2`.
-    public var credentialUsername: String?
+    package var credentialUsername: String?
     /// OpenID Connect RP-Initiated Logout §2: where the provider sends the browser after logout.
     public var postLogoutRedirectURI: String?
     /// RFC 8705: the PEM client certificate (chain) presented to the provider, by absolute path; read at each use.

@@ -35,7 +35,7 @@ enum ClientAssertionOptions {
     }
 
     /// The key file to remember: `--client-key-file` made absolute, else the remembered one; nil
-    /// unless the method is private_key_jwt, which needs one.
+    /// unless the method is private_key_jwt.
     static func keyFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
         guard client.authMethod == .privateKeyJWT else {
             if args.has("client-key-file") {
@@ -47,9 +47,8 @@ enum ClientAssertionOptions {
             guard !path.isEmpty else { throw UsageError("--client-key-file needs a path", command: "login") }
             return absolute(path)
         }
-        if let remembered = existing?.clientKeyFile { return remembered }
-        throw UsageError("--auth-method private_key_jwt needs the client's private key", command: "login",
-                         hint: "give its file with --client-key-file FILE (PEM, mode 0600); it is read at each use, never copied")
+        // None is the library's `missingClientKey`, worded by `LoginProblemWording`.
+        return existing?.clientKeyFile
     }
 
     /// The key source the library reads at each use, for a profile using private_key_jwt.

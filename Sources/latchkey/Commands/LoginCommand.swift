@@ -43,8 +43,7 @@ enum LoginCommand {
             return nil
         }
         guard let hint = args.string("login-hint"), !hint.isEmpty else {
-            throw UsageError("--flow ciba needs --login-hint HINT naming the person to ask", command: "login",
-                             hint: "the hint's format is the provider's: an e-mail address, a user name, or JSON such as '{\"username\":\"alice\"}' for Glewlwyd")
+            throw LoginProblemWording.error(.missingLoginHint)
         }
         let message = args.string("binding-message")
         if let message, let problem = BackchannelAuthenticationRequest.bindingMessageProblem(message) {
@@ -63,10 +62,6 @@ enum LoginCommand {
         let existing = try access.profiles.load(access.profile)
         let settings = try settings(from: context, existing: existing, access: access)
         let timeout = try context.arguments.positiveSeconds("timeout")
-        if flow == .ciba && settings.client.authMethod == .none {
-            throw UsageError("--flow ciba needs client authentication (a confidential client)", command: "login",
-                             hint: "give the client secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET")
-        }
         presenter.issuer = settings.client.issuer
         if gitProfileTurnsDPoPOff(context.arguments, existing: existing) {
             presenter.warning(code: "credential_host_bearer",
@@ -92,17 +87,27 @@ enum LoginCommand {
             if stdinIsTTY { console.info("Paste here: ") }
             return try await StandardInputLine.read()
         }
+        // The profile is written by the sign-in, under the token file's lock (one unit with the tokens).
+        let warnedBefore = existing?.offlineAccessWarned == true
+        let profiles = access.profiles, profile = access.profile
+        let saveProfile: @Sendable (StoredSession) throws -> Void = { session in
+            var saved = settings
+            saved.offlineAccessWarned = warnedBefore
+                || (OfflineAccessPolicy.warns(settings.client, session) && presenter.showsOfflineAccessWarning)
+            try profiles.save(saved, profile: profile)
+        }
         _ = try await TerminationSignals.startWatching().run {
-            try await session.signIn(flow: flow, timeout: timeout,
-                                     offlineAccess: context.arguments.has("require-dpop-for-offline-access") ? .requireDPoP : .warn,
+            try await session.signIn(flow: flow, timeout: timeout, offlineAccess: offlineAccessPolicy(context.arguments),
                                      pasteReader: flow == .paste ? pasteReader : nil,
-                                     backchannel: backchannel,
+                                     backchannel: backchannel, alongside: saveProfile,
                                      events: { presenter.handle($0) })
         }
-        var saved = settings
-        saved.offlineAccessWarned = existing?.offlineAccessWarned == true || presenter.showedOfflineAccessWarning
-        try access.profiles.save(saved, profile: access.profile)
         return 0
+    }
+
+    /// `--require-dpop-for-offline-access` as the library's policy.
+    static func offlineAccessPolicy(_ args: ParsedArguments) -> OfflineAccessPolicy {
+        args.has("require-dpop-for-offline-access") ? .requireDPoP : .warn
     }
 
     /// True when `--credential-host` without `--dpop` changes the profile's DPoP mode to `never`:
@@ -128,12 +133,7 @@ enum LoginCommand {
             guard !scopes.isEmpty else { throw UsageError("--scope needs at least one scope", command: "login") }
             client.scopes = scopes
         }
-        if let uri = args.string("redirect-uri") {
-            guard uri.hasPrefix("http://") || uri.hasPrefix("https://") || uri.contains(":") else {
-                throw UsageError("--redirect-uri must be an absolute URI, got '\(uri)'", command: "login")
-            }
-            client.redirectURI = uri
-        }
+        if let uri = args.string("redirect-uri") { client.redirectURI = uri }
         if args.has("pkce") {
             client.pkce = PKCEMode(rawValue: try args.choice("pkce", PKCEMode.allCases.map(\.rawValue), default: "auto"))!
         }
@@ -150,14 +150,6 @@ enum LoginCommand {
             client.authMethod = .clientSecretBasic
         }
         try ClientAssertionOptions.apply(args, existing: existing, to: &client)
-        if flow == .clientCredentials && client.authMethod == .none {
-            throw UsageError("--flow client-credentials needs a confidential client", command: "login",
-                             hint: "give the secret with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, and --auth-method if not client_secret_basic")
-        }
-        if (client.authMethod == .clientSecretBasic || client.authMethod == .clientSecretPost) && secret == nil {
-            throw UsageError("--auth-method \(client.authMethod.rawValue) needs a client secret", command: "login",
-                             hint: "give it with --client-secret-file FILE or LATCHKEY_CLIENT_SECRET, never on the command line")
-        }
         var endpoints = client.endpoints
         for (key, keyPath) in [("device-authorization-endpoint", \EndpointOverrides.deviceAuthorization),
                                ("token-endpoint", \EndpointOverrides.token),
@@ -165,9 +157,6 @@ enum LoginCommand {
                                ("revocation-endpoint", \EndpointOverrides.revocation),
                                ("jwks-uri", \EndpointOverrides.jwksURI)] {
             guard let value = args.string(key) else { continue }
-            guard value.hasPrefix("https://") || value.hasPrefix("http://") else {
-                throw UsageError("--\(key) must be an https URL, got '\(value)'", command: "login")
-            }
             endpoints[keyPath: keyPath] = value
         }
         client.endpoints = endpoints
@@ -188,6 +177,10 @@ enum LoginCommand {
         settings.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
             ?? existing?.caFile
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
+        // Which settings go together is the library's rule; only the words are the CLI's.
+        try LoginProblemWording.check(settings, flow: flow, clientSecret: secret != nil,
+                                      loginHint: flow != .ciba || args.string("login-hint").map { !$0.isEmpty } == true,
+                                      offlineAccess: offlineAccessPolicy(args))
         do {
             settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
                                                                tokenFileExists: access.unlockedStore(existing).hasTokenFile)
@@ -208,13 +201,7 @@ enum LoginCommand {
             client.par = PARMode(rawValue: try args.choice("par", PARMode.allCases.map(\.rawValue), default: "auto"))!
         }
         let resources = args.all("resource")
-        if !resources.isEmpty {
-            for r in resources where !ResourceIndicator.isValid(r) {
-                throw UsageError("--resource must be an absolute URI without fragment, got '\(TerminalText.singleLine(r))'",
-                                 command: "login")
-            }
-            client.resources = resources
-        }
+        if !resources.isEmpty { client.resources = resources }
         let params = args.all("param")
         if !params.isEmpty {
             client.extraParameters = try params.map { text in
@@ -261,10 +248,6 @@ enum LoginCommand {
             throw UsageError("--client-cert-file and --client-cert-key-file go together", command: "login",
                              hint: "give the PEM certificate and its private key (the key owner-only)")
         }
-        if method.usesClientCertificate && (settings.clientCertificateFile == nil || settings.clientCertificateKeyFile == nil) {
-            throw UsageError("--auth-method \(method.rawValue) needs --client-cert-file and --client-cert-key-file", command: "login",
-                             hint: "give the PEM certificate and its private key (the key owner-only); they are remembered by path")
-        }
     }
 
     /// `--credential-host`, `--credential-username` and `--post-logout-redirect-uri`, over what the
@@ -289,7 +272,7 @@ enum LoginCommand {
         guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
             throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: command)
         }
-        if key == "post-logout-redirect-uri", !(value.hasPrefix("https://") || value.hasPrefix("http://") || value.contains(":")) {
+        if key == "post-logout-redirect-uri", !ClientConfiguration.isAbsoluteURIWithoutFragment(value) {
             throw UsageError("--post-logout-redirect-uri must be an absolute URI, got '\(value)'", command: command)
         }
         return value

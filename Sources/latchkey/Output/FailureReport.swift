@@ -51,6 +51,9 @@ struct FailureReport: Sendable {
         switch error {
         case .storage(let inner as TokenStoreError):
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
+        case .storage(let inner as ProfileFileError):
+            // The profile is written by the sign-in, so its failure arrives as the library's.
+            self.init(inner as any Error)
         case .storage(let inner as ClientKeyError):
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
         case .configuration(let problem) where problem.issuerMeant != nil:

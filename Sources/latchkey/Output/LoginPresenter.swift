@@ -19,7 +19,6 @@ final class LoginPresenter: Sendable {
     private let ticker = Mutex<Task<Void, Never>?>(nil)
     private let issuerValue = Mutex<String?>(nil)
     private let offlineAdvice = Mutex<OfflineAccessAdvice?>(nil)
-    private let offlineWarned = Mutex(false)
 
     /// A presenter for one login.
     init(console: Console, json: Bool, showQR: Bool, openBrowser: Bool, flow: LoginFlow, qrFile: QRImageFile? = nil) {
@@ -46,8 +45,9 @@ final class LoginPresenter: Sendable {
         set { offlineAdvice.withLock { $0 = newValue } }
     }
 
-    /// True once this login showed the offline_access warning (remembered in the profile).
-    var showedOfflineAccessWarning: Bool { offlineWarned.withLock { $0 } }
+    /// True when this login shows the offline_access warning if the sign-in reports it: the
+    /// profile, saved just before the report, remembers it then.
+    var showsOfflineAccessWarning: Bool { offlineAccessAdvice != nil && (!console.quiet || json) }
 
     /// A warning that is not an error: with `--json` the contract's `warning` event on stdout (no
     /// human text on stderr), else one `latchkey: warning:` line, or `latchkey: note:` for `note`.
@@ -88,9 +88,8 @@ final class LoginPresenter: Sendable {
         case let .retrying(reason, next):
             say("Cannot reach the server (\(TerminalText.singleLine(reason))); retrying in \(next) s.")
         case let .offlineAccessWithoutDPoP(dpopOffered):
-            guard let advice = offlineAccessAdvice, !console.quiet || json else { return }
+            guard showsOfflineAccessWarning, let advice = offlineAccessAdvice else { return }
             warning(code: "offline_access_unbound", advice.message(dpopOffered: dpopOffered))
-            offlineWarned.withLock { $0 = true }
         case let .clockSkew(offset):
             // With --json the event above says it; the line is for people and logs.
             if !json {
