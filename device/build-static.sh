@@ -32,7 +32,8 @@ swift build -c release --scratch-path "$SCRATCH" --product latchkey \
 BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
-strip --strip-all "$OUT"
+# .comment holds only compiler version strings (lintian: binary-has-unneeded-section).
+strip --strip-all --remove-section=.comment "$OUT"
 ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
 if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
   echo "build-static: $OUT is dynamically linked:" >&2
