@@ -177,6 +177,11 @@ else
     log "package (device/package-deb.sh)"
     if "$ROOT/device/package-deb.sh" "$STATIC_BIN" "$WORK" > "$WORK/deb.txt" && cat "$WORK/deb.txt" &&
        DEB=$(sed -n 's/^deb: //p' "$WORK/deb.txt") && [ -n "$DEB" ]; then
+      # Deterministic: a second build into another folder must give the same bytes.
+      mkdir -p "$WORK/deb-again"
+      again=$("$ROOT/device/package-deb.sh" "$STATIC_BIN" "$WORK/deb-again" | sed -n 's/^sha256: //p')
+      [ "$again" = "$(sed -n 's/^sha256: //p' "$WORK/deb.txt")" ] && echo "rebuilt: same sha256" ||
+        failures+=("device/package-deb.sh is not deterministic ($again the second time)")
       log "lintian $DEB"
       # --fail-on: any error or warning fails; the overrides (device/debian/lintian-overrides) say why.
       lintian --fail-on error,warning "$DEB" 2>&1 | grep -v "running with root privileges" | tee "$WORK/lintian.log"

@@ -23,7 +23,16 @@ cd "$ROOT"
 # its regex engine and Unicode property tables (about 1.5 MB) stay out; nothing here needs them.
 # Both are given here, not in Package.swift: there they would be unsafe flags, which SwiftPM refuses
 # in a package that others depend on by version (docs/library.md).
-swift build -c release --scratch-path "$SCRATCH" --product latchkey \
+# Reproducible (device/reproducible-check.sh): the build folder's path must not reach the binary.
+# Debug info, #file/#filePath and the C target's __FILE__ name the checkout as /latchkey, so two
+# clones at different paths give the same bytes (the build ID hashes the unstripped output, debug
+# info included, so a path there changes the stripped binary too).
+PREFIX_MAPS=(-Xswiftc -file-prefix-map -Xswiftc "$ROOT=/latchkey" -Xcc "-ffile-prefix-map=$ROOT=/latchkey")
+case $SCRATCH in
+  "$ROOT"/*) ;;
+  *) PREFIX_MAPS+=(-Xswiftc -file-prefix-map -Xswiftc "$SCRATCH=/latchkey-build" -Xcc "-ffile-prefix-map=$SCRATCH=/latchkey-build") ;;
+esac
+swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" \
   -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \

@@ -8,7 +8,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/latchkey-repro.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+keep=0
+trap '[ "$keep" = 1 ] || rm -rf "$WORK"' EXIT
 commit=$(git -C "$ROOT" rev-parse HEAD)
 echo "commit: $commit"
 build() {
@@ -30,7 +31,10 @@ echo "b ($WORK/b/a/much/longer/path/to/the/clone/latchkey): $b  [$((SECONDS - st
 if [ "$a" = "$b" ] && [ -n "$a" ]; then
   echo "reproducible: both builds are $a"
 else
-  echo "NOT reproducible; the first differing bytes:"
-  cmp -l "$WORK/a/latchkey/.build/latchkey-static" "$WORK/b/a/much/longer/path/to/the/clone/latchkey/.build/latchkey-static" | head -5 || true
+  A=$WORK/a/latchkey/.build/latchkey-static B=$WORK/b/a/much/longer/path/to/the/clone/latchkey/.build/latchkey-static
+  echo "NOT reproducible: $(cmp -l "$A" "$B" | wc -l) bytes differ; the first (offset, octal a, octal b):"
+  cmp -l "$A" "$B" | head -5 || true
+  echo "(sections: readelf -S; both builds kept in $WORK)"
+  keep=1
   exit 1
 fi
