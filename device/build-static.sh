@@ -42,7 +42,12 @@ BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
 # .comment holds only compiler version strings (lintian: binary-has-unneeded-section).
-strip --strip-all --remove-section=.comment "$OUT"
+# Two sections cannot be made identical across checkouts, so they do not ship: .swift_modhash
+# (a hash over each module's compiler inputs, paths included; read by debuggers, not by the
+# runtime) and the GNU build ID (lld hashes the unstripped output, whose debug info names the
+# build folder). Without them two clones at different paths give the same bytes
+# (device/reproducible-check.sh).
+strip --strip-all --remove-section=.comment --remove-section=.swift_modhash --remove-section=.note.gnu.build-id "$OUT"
 ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
 if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
   echo "build-static: $OUT is dynamically linked:" >&2
