@@ -9,8 +9,8 @@
 #      from inside the root (approved from outside, as the phone would), `token`, and
 #      `status --format openmetrics` saying signed in (and accepted by promtool when present);
 #   4. `man latchkey` renders without warnings, bash's `complete -p latchkey` shows the packaged
-#      completion (loaded by bash-completion), and that file is what `latchkey completion bash`
-#      prints; the root's own `systemd-analyze verify` accepts the installed units;
+#      completion (loaded by bash-completion), the packaged completions and man page are exactly
+#      what the installed binary prints; the root's own `systemd-analyze verify` accepts the units;
 #   5. `dpkg -r latchkey` removes every file it installed: the root's file list after removal is
 #      the list from before the install.
 # usage: device/install-test.sh PATH_TO_DEB     env: LATCHKEY_SCRATCH, LATCHKEY_INSTALL_ROOT_CACHE
@@ -121,11 +121,12 @@ completion=$(inroot bash -c 'source /usr/share/bash-completion/bash_completion &
   fail "bash has no completion for latchkey"
 [ "$completion" = "complete -F _latchkey latchkey" ] || fail "complete -p latchkey: $completion"
 echo "bash: $completion"
-inroot latchkey completion bash | cmp -s - "$R/usr/share/bash-completion/completions/latchkey" ||
-  fail "the packaged bash completion is not the binary's"
-for f in usr/share/zsh/vendor-completions/_latchkey usr/share/fish/vendor_completions.d/latchkey.fish; do
-  [ -s "$R/$f" ] || fail "$f missing"
+# Stale or hand-made files would differ from what the installed binary's catalog gives.
+for pair in bash:usr/share/bash-completion/completions/latchkey zsh:usr/share/zsh/vendor-completions/_latchkey \
+            fish:usr/share/fish/vendor_completions.d/latchkey.fish; do
+  inroot latchkey completion "${pair%%:*}" | cmp -s - "$R/${pair#*:}" || fail "/${pair#*:} is not the binary's 'completion ${pair%%:*}'"
 done
+inroot latchkey manual | cmp -s - <(gzip -dc "$R/usr/share/man/man1/latchkey.1.gz") || fail "the packaged man page is not the binary's 'manual'"
 units=()
 for u in "$R"/usr/lib/systemd/system/latchkey-*; do units+=("/usr/lib/systemd/system/$(basename "$u")"); done
 ((${#units[@]} == 4)) || fail "expected 4 units, found: ${units[*]}"
