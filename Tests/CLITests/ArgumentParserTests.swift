@@ -85,7 +85,7 @@ struct ArgumentParserTests {
     }
 
     @Test func optionOfAnotherCommandIsRefused() {
-        #expect(throws: UsageError.self) { try parser.parse(["status", "--format", "json"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["claims", "--format", "json"]) }
     }
 
     @Test func unknownCommandIsAUsageError() {

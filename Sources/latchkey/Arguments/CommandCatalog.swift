@@ -190,9 +190,14 @@ enum CommandCatalog {
         details: """
         Shows the profile, issuer, client_id, subject, access-token expiry, whether a refresh token
         is held, the key source and the file paths. --json prints the same as one object.
-        Exits 3 when not signed in.
+        Exits 3 when not signed in. --format openmetrics prints the Prometheus text format for
+        node_exporter's textfile collector instead (no token or secret in it; never prompts;
+        exit 0 when signed out, which the metrics say).
         """,
-        argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
+        argumentsUsage: "", maxPositionals: 0,
+        options: [passphraseFile,
+                  .value("format", "text|openmetrics", help: "output format", default: "text"),
+                  .flag("all-profiles", help: "with --format openmetrics: every profile of the state directory", default: "off")])
 
     static let refresh = CommandSpec(
         name: "refresh", aliases: [], summary: "refresh the tokens now",
@@ -305,6 +310,24 @@ enum CommandCatalog {
         """,
         argumentsUsage: "get|set|unset KEY [VALUE] | list", maxPositionals: 3, options: [])
 
+    static let completion = CommandSpec(
+        name: "completion", aliases: [], summary: "print a shell completion script (bash, zsh, fish)",
+        details: """
+        Prints the completion script for the shell, generated from the same command list as
+        --help: commands, options, the fixed values of options such as --flow and --dpop, and
+        profile names. source <(latchkey completion bash) tries it; the package installs all
+        three. completion profiles prints the profile names, one a line, which the scripts ask for.
+        """,
+        argumentsUsage: "bash|zsh|fish|profiles", maxPositionals: 1, options: [])
+
+    static let manual = CommandSpec(
+        name: "manual", aliases: [], summary: "print the latchkey(1) manual page (roff)",
+        details: """
+        Prints latchkey(1) in roff, generated from the same command list as --help; the package
+        build writes it with this command. Read it with: latchkey manual | man -l -
+        """,
+        argumentsUsage: "", maxPositionals: 0, options: [])
+
     /// The command called `word` (its name or an alias). Only that command's spec is built: each
     /// is a lazily made static, and building every command's help text would be a tenth of a cached
     /// `latchkey token`. A command missing from the switch is still found, by a scan of `all`.
@@ -324,5 +347,5 @@ enum CommandCatalog {
 
     /// All commands in the order help lists them.
     static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
-                                     config]
+                                     config, completion, manual]
 }

@@ -28,6 +28,8 @@ enum CommandDispatch {
         case "claims": return try StoredTokenCommands.claims(context)
         case "status": return try StatusCommand.run(context)
         case "profiles": return try ProfilesCommand.run(context)
+        case "completion": return try CompletionCommand.run(context)
+        case "manual": return CompletionCommand.manual(context)
         default: return nil
         }
     }

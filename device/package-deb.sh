@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds latchkey_<version>_amd64.deb from the static binary with Debian's own dpkg-deb.
+#   device/package-deb.sh [STATIC_BINARY [OUT_DIR]]   (default: <scratch>/latchkey-static, <scratch>)
+# Prints `deb:`, `size:` and `sha256:`. The man page and the completions are made by running the
+# binary being packaged (`latchkey manual`, `latchkey completion SHELL`), so they describe exactly
+# that binary's command catalog. Deterministic: every mtime is SOURCE_DATE_EPOCH (the commit's
+# time unless set), files are root:root with fixed modes, gzip -n, and dpkg-deb writes its
+# members sorted; the same binary and commit give the same .deb byte for byte.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
+BIN=${1:-$SCRATCH/latchkey-static}
+OUT_DIR=${2:-$SCRATCH}
+die() { echo "package-deb: $*" >&2; exit 1; }
+[ -x "$BIN" ] || die "no static binary at $BIN (run device/build-static.sh)"
+command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (apt-get install dpkg)"
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
+export TZ=UTC LC_ALL=C.UTF-8
+
+# `latchkey 0.1.0 (mbedTLS 2.28.3)`
+version_line=$("$BIN" --version)
+upstream=$(sed -n 's/^latchkey \([0-9][0-9.]*\) (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
+[ -n "$upstream" ] || die "cannot read the version from '$version_line'"
+# Debian revision 1: not a native package (upstream is this repository), so the Debian
+# changelog is changelog.Debian.gz, as lintian expects.
+VERSION="$upstream-${LATCHKEY_DEB_REVISION:-1}"
+commit=$(git -C "$ROOT" rev-parse HEAD)
+maintainer=${LATCHKEY_DEB_MAINTAINER:-$(git -C "$ROOT" log -1 --format='%an <%ae>')}
+# What is linked in statically, as Debian source package versions: Built-Using lets the archive
+# keep exactly these sources (glibc's LGPL asks that they stay available, docs/deploy.md).
+built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libmbedtls-dev)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/latchkey-deb.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+R=$WORK/root
+DOC=$R/usr/share/doc/latchkey
+install -d -m 0755 "$R/DEBIAN" "$R/usr/bin" "$R/usr/lib/systemd/system" "$R/usr/share/man/man1" \
+  "$R/usr/share/bash-completion/completions" "$R/usr/share/zsh/vendor-completions" \
+  "$R/usr/share/fish/vendor_completions.d" "$DOC" "$R/usr/share/lintian/overrides"
+install -m 0755 "$BIN" "$R/usr/bin/latchkey"
+
+# Units: the ones a device runs. They are system units (a dynamic user, no user units); with
+# DynamicUser= and StateDirectory=/RuntimeDirectory= systemd makes the user and the folders, so
+# no sysusers.d or tmpfiles.d entry is needed. Not enabled on install: a unit needs a signed-in
+# profile and the credential first (docs/deploy.md).
+for unit in latchkey-refresh.service latchkey-refresh.timer latchkey-metrics.service latchkey-metrics.timer; do
+  sed 's|/usr/local/bin/latchkey|/usr/bin/latchkey|g' "$ROOT/device/systemd/$unit" > "$R/usr/lib/systemd/system/$unit"
+done
+
+"$BIN" manual | gzip -9n > "$R/usr/share/man/man1/latchkey.1.gz"
+"$BIN" completion bash > "$R/usr/share/bash-completion/completions/latchkey"
+"$BIN" completion zsh > "$R/usr/share/zsh/vendor-completions/_latchkey"
+"$BIN" completion fish > "$R/usr/share/fish/vendor_completions.d/latchkey.fish"
+
+install -m 0644 "$ROOT/device/debian/copyright" "$DOC/copyright"
+install -m 0644 "$ROOT/device/debian/lintian-overrides" "$R/usr/share/lintian/overrides/latchkey"
+# Policy 12.3: documentation over 4 kB is compressed.
+for doc in README.md docs/cli.md docs/deploy.md docs/security.md docs/token-file.md; do
+  gzip -9nc "$ROOT/$doc" > "$DOC/$(basename "$doc").gz"
+done
+{
+  echo "latchkey ($VERSION) unstable; urgency=medium"
+  echo
+  echo "  * $version_line."
+  echo "  * Built by device/package-deb.sh from commit"
+  echo "    $commit."
+  echo
+  echo " -- $maintainer  $(date -u -d "@$SOURCE_DATE_EPOCH" -R)"
+} | gzip -9n > "$DOC/changelog.Debian.gz"
+
+installed_size=$(du -sk --apparent-size --exclude=DEBIAN "$R" | cut -f1)
+cat > "$R/DEBIAN/control" <<CONTROL
+Package: latchkey
+Version: $VERSION
+Architecture: amd64
+Maintainer: $maintainer
+Installed-Size: $installed_size
+Built-Using: $built_using
+Section: net
+Priority: optional
+Description: OAuth 2.0 / OpenID Connect sign-in for devices without a browser
+ latchkey signs devices that have no browser into OAuth 2.0 and OpenID Connect
+ identity providers (device authorization grant, code flow with PKCE, CIBA,
+ client credentials) and keeps their tokens fresh in an encrypted token file,
+ with DPoP and mTLS bound tokens, a git credential helper and metrics for
+ node_exporter's textfile collector.
+ .
+ One fully static binary (mbedTLS, the Swift runtime and glibc linked in),
+ with its man page, shell completions and systemd units.
+CONTROL
+
+# Fixed modes and times everywhere, then md5sums over a sorted list.
+find "$R" -type d -exec chmod 0755 {} +
+find "$R" -type f ! -path "$R/usr/bin/latchkey" -exec chmod 0644 {} +
+(cd "$R" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$R/DEBIAN/md5sums"
+chmod 0644 "$R/DEBIAN/md5sums" "$R/DEBIAN/control"
+find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+
+mkdir -p "$OUT_DIR"
+DEB="$OUT_DIR/latchkey_${VERSION}_amd64.deb"
+dpkg-deb --root-owner-group -Zxz --build "$R" "$DEB" >/dev/null
+echo "deb: $DEB"
+echo "size: $(stat -c %s "$DEB") bytes"
+echo "sha256: $(sha256sum "$DEB" | cut -d' ' -f1)"
