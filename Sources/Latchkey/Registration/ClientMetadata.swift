@@ -56,7 +56,10 @@ public struct ClientMetadata: Sendable, Equatable {
         for (name, path) in Self.stringMembers { o.setIfPresent(name, self[keyPath: path]) }
         for (name, path) in Self.listMembers {
             guard var values = self[keyPath: path] else { continue }
-            if name == "grant_types" { values = values.map { $0 == RegistrationDialect.deviceGrantURN ? dialect.deviceGrant : $0 } }
+            if name == "grant_types" {
+                values = values.map { $0 == RegistrationDialect.deviceGrantURN ? dialect.deviceGrant : $0 }
+                values += dialect.extraGrantTypes.filter { !values.contains($0) }
+            }
             o[name] = .array(values.map(JSONValue.string))
         }
         o.setIfPresent(dialect.signingAlgorithmMember, tokenEndpointAuthSigningAlg)
@@ -87,7 +90,10 @@ public struct ClientMetadata: Sendable, Equatable {
         for (name, path) in Self.listMembers {
             known.insert(name)
             guard var values = try m.strings(name) else { continue }
-            if name == "grant_types" { values = values.map { $0 == dialect.deviceGrant ? RegistrationDialect.deviceGrantURN : $0 } }
+            if name == "grant_types" {
+                values = values.filter { !dialect.extraGrantTypes.contains($0) }
+                    .map { $0 == dialect.deviceGrant ? RegistrationDialect.deviceGrantURN : $0 }
+            }
             self[keyPath: path] = values
         }
         tokenEndpointAuthSigningAlg = try m.string(dialect.signingAlgorithmMember)

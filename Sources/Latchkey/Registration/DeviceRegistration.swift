@@ -62,6 +62,8 @@ package struct DeviceRegistration: Sendable {
         public var softwareStatement: String?
         /// The provider's dialect.
         public var dialect: RegistrationDialect = .rfc7591
+        /// The CA bundle the profile remembers (by absolute path), as `login --ca-file` does.
+        public var caFile: String?
 
         /// A request with the defaults of `register`.
         public init(issuer: String, initialAccessToken: SecretBytes?, clientName: String, scopes: [String]) {
@@ -143,6 +145,7 @@ package struct DeviceRegistration: Sendable {
             }
             var settings = ProfileSettings(client: configuration, keySource: .machine)
             settings.clientKeyFile = keyPath
+            settings.caFile = request.caFile
             try profiles.save(settings, profile: profile)
             return Created(record: record, settings: settings, keyThumbprint: key?.thumbprint)
         } catch {

@@ -84,7 +84,8 @@ enum RegisterCommand {
             request.authMethod = ClientAuthMethod(rawValue: method)
         }
         request.keyAlgorithm = keyAlg == "PS256" ? .ps256 : .es256
-        request.clientKeyFile = context.arguments.string("client-key-file")
+        request.clientKeyFile = context.arguments.string("client-key-file").map(ClientCertificateFiles.absolute)
+        request.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
         if let path = context.arguments.string("software-statement-file") {
             let bytes = try SecretInput.readSecretFile(path, option: "software-statement-file", command: "register")
             request.softwareStatement = String(decoding: bytes, as: UTF8.self)
