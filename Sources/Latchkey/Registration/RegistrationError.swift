@@ -75,7 +75,7 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
         case .keyGeneration(let reason):
             return "the client key could not be made: \(reason)"
         case .notRegistered(let profile):
-            return "profile '\(profile)' has no registration made by `latchkey register`"
+            return "profile '\(profile)' holds no client registration of its own"
         case .unusableURL(let url):
             return "\(url) is not an https URL (or http on loopback)"
         }
