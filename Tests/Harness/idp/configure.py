@@ -219,7 +219,11 @@ def main() -> None:
                                       "register-client-auth-scope": ["register"],
                                       "register-client-management-allowed": True,
                                       "register-client-token-one-use": False,
-                                      "register-client-credentials-scope": SCOPES,
+                                      # Whatever a registration asks for, it gets the device flow, refresh
+                                      # and self-revocation only: a leaked provisioning token cannot make a
+                                      # client-credentials client that needs no person.
+                                      "register-default-properties": {"grant_types": {"value": [
+                                          "device_authorization", "refresh_token", "delete_token"]}},
                                       "client-jwks-parameter": "jwks"})
     provisioner_secret = os.urandom(18).hex()
     call("POST", "/client/", {"client_id": "latchkey-provisioner", "name": "latchkey-provisioner", "enabled": True,
