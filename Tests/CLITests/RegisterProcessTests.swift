@@ -203,6 +203,64 @@ struct RegisterProcessTests {
         }
     }
 
+    @Test func ps256GeneratesAnRSAKeyAndAPublicClientSendsNoKey() throws {
+        try Self.withProvider { idp, cli, state in
+            let rsa = try Self.register(cli, idp, ["--key-alg", "PS256"])
+            #expect(rsa.exitCode == 0, "\(rsa)")
+            let key = try #require(try idp.requests("POST").last?["body"]?["jwks"]?["keys"]?.arrayValue?.first?.objectValue)
+            #expect(key["kty"] == "RSA" && key["alg"] == "PS256" && key["d"] == nil)
+            #expect((key["n"]?.stringValue?.count ?? 0) >= 342, "a 2048-bit modulus")
+            #expect(try Self.profile(state)["client_assertion"]?["alg"] == "PS256")
+        }
+        try Self.withProvider { idp, cli, state in
+            let statement = cli.stateDirectory + "-statement.jwt"
+            #expect(FileText.write("eyJhbGciOiJub25lIn0.eyJzb2Z0d2FyZV9pZCI6Imtpb3NrIn0.\n", to: statement))
+            defer { unlink(statement) }
+            let open = try Self.register(cli, idp, ["--auth-method", "none", "--software-statement-file", statement,
+                                                    "--client-name", "kiosk 7"])
+            #expect(open.exitCode == 0, "\(open)")
+            let event = try JSONParser().parseObject(Array(open.stdoutText.utf8))
+            #expect(event["auth_method"] == "none" && event["key_thumbprint"] == .null)
+            let body = try #require(try idp.requests("POST").last?["body"]?.objectValue)
+            #expect(body["jwks"] == nil && body["token_endpoint_auth_method"] == "none" && body["client_name"] == "kiosk 7")
+            #expect(body["software_statement"] == "eyJhbGciOiJub25lIn0.eyJzb2Z0d2FyZV9pZCI6Imtpb3NrIn0.")
+            #expect(filesUnder(state + "/keys").isEmpty, "a public client has no key")
+        }
+    }
+
+    @Test func anExistingKeyIsRegisteredAndKeptOnDelete() throws {
+        try Self.withProvider { idp, cli, state in
+            let key = cli.stateDirectory + "-own.pem"
+            #expect(FileText.write(PEMFixtures.p256PKCS8, to: key, mode: 0o600))
+            defer { unlink(key) }
+            let created = try Self.register(cli, idp, ["--client-key-file", key])
+            #expect(created.exitCode == 0, "\(created)")
+            #expect(try Self.profile(state)["client_key_file"] == .string(key))
+            #expect(filesUnder(state + "/keys").isEmpty)
+            #expect(try cli.run(["register", "--delete"]).exitCode == 0)
+            #expect(PackagePaths.exists(key), "a key the person brought is theirs to delete")
+        }
+        try Self.withProvider { idp, cli, state in
+            let key = cli.stateDirectory + "-open.pem"
+            #expect(FileText.write(PEMFixtures.p256PKCS8, to: key, mode: 0o644))
+            _ = chmod(key, 0o644)
+            defer { unlink(key) }
+            let refused = try Self.register(cli, idp, ["--client-key-file", key])
+            #expect(refused.exitCode == 9, "\(refused)")
+            #expect(try idp.requests("POST").isEmpty, "nothing is registered with an unsafe key")
+            #expect(filesUnder(state).isEmpty)
+        }
+        try Self.withProvider { idp, cli, state in
+            let token = cli.stateDirectory + "-open.token"
+            #expect(FileText.write(idp.provisioningToken, to: token, mode: 0o644))
+            _ = chmod(token, 0o644)
+            defer { unlink(token) }
+            let refused = try cli.run(["register", "--issuer", idp.issuer, "--initial-access-token-file", token])
+            #expect(refused.exitCode == 9, "a provisioning token readable by others is refused: \(refused)")
+            #expect(filesUnder(state).isEmpty)
+        }
+    }
+
     @Test func aRegisteredProfileIsUsageErrorUnlessForced() throws {
         try Self.withProvider { idp, cli, _ in
             #expect(try Self.register(cli, idp).exitCode == 0)
