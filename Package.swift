@@ -64,6 +64,7 @@ let package = Package(
         .executableTarget(name: "FuzzPEMPrivateKey", dependencies: ["LatchkeyCrypto", "LatchkeyJOSE"], path: "Fuzz/FuzzPEMPrivateKey", swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
         .executableTarget(name: "FuzzCredentialRequest", dependencies: ["Latchkey"], path: "Fuzz/FuzzCredentialRequest", swiftSettings: strict),
+        .executableTarget(name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
         .executableTarget(name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity", swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.

@@ -23,7 +23,7 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -42,6 +42,7 @@ seed_dir() {
         FuzzPEMPrivateKey) echo pem ;;
         FuzzClientIdentity) echo clientidentity ;;
         FuzzCredentialRequest) echo credential ;;
+        FuzzClientMetadata) echo clientmetadata ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }

@@ -3,7 +3,14 @@
 # screen (here: the terminal), branch on every documented exit code, retry when the code expires,
 # and finally start the kiosk's service.
 #
-# env: KIOSK_ISSUER, KIOSK_CLIENT_ID (required); KIOSK_SCOPE (default "openid offline_access");
+# Zero-touch (issue 26): with KIOSK_PROVISIONING_TOKEN_FILE and no KIOSK_CLIENT_ID, the kiosk first
+# registers itself as its own client (`latchkey register`, RFC 7591) with a key it generates, then
+# signs in as that client. A kiosk already registered (a reboot during provisioning) skips that step.
+#
+# env: KIOSK_ISSUER (required); KIOSK_CLIENT_ID (required unless KIOSK_PROVISIONING_TOKEN_FILE);
+#      KIOSK_PROVISIONING_TOKEN_FILE (the factory image's initial access token, owner-only);
+#      KIOSK_REGISTER_ARGS (extra register options, e.g. "--registration-dialect glewlwyd");
+#      KIOSK_SCOPE (default "openid offline_access");
 #      LATCHKEY (binary, default: latchkey on PATH); KIOSK_MAX_ATTEMPTS (3);
 #      KIOSK_RETRY_DELAY (seconds between attempts after a network error, 5);
 #      KIOSK_START_COMMAND (default "systemctl start kiosk-app.service");
@@ -15,7 +22,8 @@
 # (2 usage, 4 denied, 5 expired after every retry, 6 network, 7 server, 8 verification, 9 storage,
 # 130 interrupted).
 set -uo pipefail
-: "${KIOSK_ISSUER:?KIOSK_ISSUER is required}" "${KIOSK_CLIENT_ID:?KIOSK_CLIENT_ID is required}"
+: "${KIOSK_ISSUER:?KIOSK_ISSUER is required}"
+if [[ -z ${KIOSK_PROVISIONING_TOKEN_FILE:-} ]]; then : "${KIOSK_CLIENT_ID:?KIOSK_CLIENT_ID is required}"; fi
 LATCHKEY=${LATCHKEY:-latchkey}
 SCOPE=${KIOSK_SCOPE:-openid offline_access}
 MAX_ATTEMPTS=${KIOSK_MAX_ATTEMPTS:-3}
@@ -23,8 +31,11 @@ RETRY_DELAY=${KIOSK_RETRY_DELAY:-5}
 START_COMMAND=${KIOSK_START_COMMAND:-systemctl start kiosk-app.service}
 read -r -a EXTRA <<< "${KIOSK_LATCHKEY_ARGS:-}"
 read -r -a LOGIN_EXTRA <<< "${KIOSK_LOGIN_ARGS:-}"
+read -r -a REGISTER_EXTRA <<< "${KIOSK_REGISTER_ARGS:-}"
 # Login options go after `login` (global ones may go anywhere).
 if [[ -n ${KIOSK_QR_FILE:-} ]]; then LOGIN_EXTRA+=(--qr-file "$KIOSK_QR_FILE"); fi
+# A registered profile remembers its issuer and client_id; a shared client names them.
+CLIENT=(--issuer "$KIOSK_ISSUER" --client-id "${KIOSK_CLIENT_ID:-}")
 
 screen() { printf '%s\n' "$*"; }             # the kiosk's display
 field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
@@ -50,12 +61,33 @@ show_events() {
   return 1
 }
 
+# Zero-touch: register once. `config list` succeeds only when the profile already exists.
+if [[ -z ${KIOSK_CLIENT_ID:-} ]]; then
+  CLIENT=()
+  if "$LATCHKEY" "${EXTRA[@]}" config list >/dev/null 2>&1; then
+    screen "This kiosk is already registered."
+  else
+    screen "Registering this kiosk with $KIOSK_ISSUER"
+    out=$("$LATCHKEY" "${EXTRA[@]}" register --json --issuer "$KIOSK_ISSUER" \
+            --initial-access-token-file "$KIOSK_PROVISIONING_TOKEN_FILE" --scope "$SCOPE" "${REGISTER_EXTRA[@]}" </dev/null)
+    status=$?
+    case $status in
+      0) screen "Registered as client $(field client_id "$out")." ;;
+      2) screen "The registration settings are wrong (see the log); ask an administrator."; exit 2 ;;
+      6) screen "No connection to the sign-in server."; exit 6 ;;
+      7) screen "The sign-in server refused the registration (is the provisioning token still valid?)."; exit 7 ;;
+      9) screen "This kiosk cannot store its key or registration (storage problem)."; exit 9 ;;
+      *) screen "latchkey register failed (exit $status)."; exit "$status" ;;
+    esac
+  fi
+fi
+
 attempt=1
 while :; do
   screen "Kiosk sign-in, attempt $attempt of $MAX_ATTEMPTS"
   status=0
   # --qr draws the QR code on stderr, i.e. on the kiosk's screen, even without a TTY.
-  { "$LATCHKEY" "${EXTRA[@]}" login --json --qr --issuer "$KIOSK_ISSUER" --client-id "$KIOSK_CLIENT_ID" \
+  { "$LATCHKEY" "${EXTRA[@]}" login --json --qr "${CLIENT[@]}" \
       --scope "$SCOPE" "${LOGIN_EXTRA[@]}" </dev/null; echo "exit:$?"; } | show_events || status=$?
   case $status in
     0)

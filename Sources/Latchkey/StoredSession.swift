@@ -26,6 +26,9 @@ public struct StoredSession: Sendable, Equatable {
     public var dpop: DPoPBinding?
     /// How the token is renewed: a refresh, or the client-credentials grant run again.
     public var grant: SessionGrant = .authorization
+    /// A device's own client registration (RFC 7591 / RFC 7592), kept only in the registration
+    /// file `register` writes; nil in every session's token file and in files written before it.
+    public var registration: RegistrationRecord?
 
     /// Makes a session value.
     public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,

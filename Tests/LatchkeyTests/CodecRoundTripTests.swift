@@ -91,6 +91,8 @@ import LatchkeyJOSE
             createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25),
             dpop: DPoPBinding(privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
         session.grant = .clientCredentials
+        session.registration = RegistrationRecord(dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
+                                                  keyFile: nil, keyGenerated: false)
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))

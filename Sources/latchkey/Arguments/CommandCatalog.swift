@@ -347,5 +347,5 @@ enum CommandCatalog {
 
     /// All commands in the order help lists them.
     static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
-                                     config, completion, manual]
+                                     config, register, completion, manual]
 }

@@ -15,6 +15,7 @@ enum CommandDispatch {
         case "credential": return try await CredentialCommand.run(context)
         case "fetch": return try await FetchCommand.run(context)
         case "config": return try await ConfigCommand.run(context)
+        case "register": return try await RegisterCommand.run(context)
         default: throw UsageError("unknown command '\(command.name)'")
         }
     }

@@ -209,6 +209,44 @@ def main() -> None:
     plugin_like("pkjwt", "pkjwtmachine", {"auth-type-client-enabled": True})
     pkjwt_machine_clients(call, a.state)
 
+    # --- issue 26: dynamic client registration (additive block). Plugin `register`: the `pkjwt`
+    # plugin with RFC 7591/7592 on (test-idp.md "Wave 3"); a registration needs a token with scope
+    # `register`, which the confidential client `latchkey-provisioner` gets by client credentials
+    # (a multi-use token, so every test can use the one written to provisioning.token).
+    call("POST", "/scope/", {"name": "register", "display_name": "register", "description": "issue 26: provisioning",
+                             "password_required": False, "scheme": {}})
+    plugin_like("pkjwt", "register", {"auth-type-client-enabled": True, "register-client-allowed": True,
+                                      "register-client-auth-scope": ["register"],
+                                      "register-client-management-allowed": True,
+                                      "register-client-token-one-use": False,
+                                      # Whatever a registration asks for, it gets the device flow, refresh
+                                      # and self-revocation only: a leaked provisioning token cannot make a
+                                      # client-credentials client that needs no person.
+                                      "register-default-properties": {"grant_types": {"value": [
+                                          "device_authorization", "refresh_token", "delete_token"]}},
+                                      "client-jwks-parameter": "jwks"})
+    provisioner_secret = os.urandom(18).hex()
+    call("POST", "/client/", {"client_id": "latchkey-provisioner", "name": "latchkey-provisioner", "enabled": True,
+                              "confidential": True, "password": provisioner_secret,
+                              "token_endpoint_auth_method": ["client_secret_basic"],
+                              "authorization_type": ["client_credentials"], "redirect_uri": [], "scope": ["register"]})
+    provisioning_token(a.base, provisioner_secret, a.state)
+
+
+def provisioning_token(base, secret, state) -> None:
+    """An initial access token (scope `register`) from the `register` plugin, written 0600."""
+    import base64
+    import urllib.request
+    request = urllib.request.Request(base + "/api/register/token", data=b"grant_type=client_credentials&scope=register",
+                                     headers={"Authorization": "Basic " + base64.b64encode(
+                                         ("latchkey-provisioner:" + secret).encode()).decode(),
+                                         "Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        token = json.loads(answer.read())["access_token"]
+    fd = os.open(os.path.join(state, "provisioning.token"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+
 
 def pkjwt_machine_clients(call, state) -> None:
     """Client-credentials clients authenticating with private_key_jwt: the ES256 and PS256 keys of
