@@ -49,12 +49,7 @@ public struct HTTPClient: HTTPTransport {
                 throw HTTPError.invalidURL("redirect from https to http refused")
             }
             redirects += 1
-            current.url = next
-            if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
-                current.method = "GET"
-                current.body = []
-                current.headers.removeAll { $0.name.lowercased() == "content-type" }
-            }
+            current = RedirectStatus.followUp(current, status: response.status, to: next)
             if from.host.lowercased() != to.host.lowercased() || from.port != to.port || from.isTLS != to.isTLS {
                 // Credentials are for the origin that was asked, never for wherever it redirects.
                 current.headers.removeAll { ["authorization", "cookie", "dpop"].contains($0.name.lowercased()) }
@@ -64,7 +59,7 @@ public struct HTTPClient: HTTPTransport {
 
     /// Whether `send` follows this answer to `request` itself (so it is never streamed).
     private static func follows(_ status: Int, _ headers: [(name: String, value: String)], _ request: HTTPRequest) -> Bool {
-        [301, 302, 303, 307, 308].contains(status) && request.maxRedirects > 0
+        RedirectStatus.isFollowed(status) && request.maxRedirects > 0
             && headers.contains { $0.name.lowercased() == "location" }
     }
 

@@ -378,13 +378,5 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    private static func isTokenChar(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
-        }
-    }
+    private static func isTokenChar(_ b: UInt8) -> Bool { HeaderName.isTokenCharacter(b) }
 }

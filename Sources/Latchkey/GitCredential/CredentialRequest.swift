@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 /// A request from git to a credential helper (`git help credential`): `name=value` lines, ended by
 /// a blank line or the end of input. The helper hands a token to git, so the reader is strict: a
 /// line git would never send is refused, never guessed at.

@@ -63,8 +63,3 @@ public struct ProviderRequest: Sendable {
         return HTTPRequest(method: method, url: url, headers: all, body: payload, maxRedirects: maxRedirects, timeout: timeout)
     }
 }
-
-/// Header names compare case-insensitively (RFC 9110 §5.1), in ASCII.
-enum HeaderName {
-    static func equal(_ a: String, _ b: String) -> Bool { ASCIICase.equal(a, b) }
-}

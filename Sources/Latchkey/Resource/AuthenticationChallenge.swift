@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 /// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3): the scheme and
 /// its auth-params. Parsed strictly enough to read `error` from a resource server's 401 and lenient
 /// about what it does not need; hostile input gives nil or fewer params, never a crash.
@@ -79,12 +80,7 @@ struct ChallengeScanner {
     }
 
     /// RFC 9110 token characters, plus `/` for token68.
-    private static func isTokenByte(_ c: UInt8) -> Bool {
-        switch c {
-        case 48...57, 65...90, 97...122: return true
-        default: return Array("!#$%&'*+-.^_`|~/".utf8).contains(c)
-        }
-    }
+    private static func isTokenByte(_ c: UInt8) -> Bool { c == UInt8(ascii: "/") || HeaderName.isTokenCharacter(c) }
 
 
     private mutating func token() -> String? {

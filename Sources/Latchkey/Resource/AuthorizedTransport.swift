@@ -69,7 +69,7 @@ public struct AuthorizedTransport: HTTPTransport {
 
     /// The same-origin URL a redirect answer leads to, when it is followed (`redirects` so far).
     private static func redirectTarget(_ response: HTTPResponse, from url: HTTPURL, redirects: Int, max: Int) -> HTTPURL? {
-        guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
+        guard RedirectStatus.isFollowed(response.status), let location = response.header("Location"),
               redirects < max, let next = try? url.resolving(location), next.origin == url.origin else { return nil }
         return next
     }
@@ -107,12 +107,7 @@ public struct AuthorizedTransport: HTTPTransport {
             guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
             else { return (response, nonce != nil) }
             redirects += 1
-            current.url = next
-            if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
-                current.method = "GET"
-                current.body = []
-                current.headers.removeAll { HeaderName.equal($0.name, "Content-Type") || HeaderName.equal($0.name, "Content-Length") }
-            }
+            current = RedirectStatus.followUp(current, status: response.status, to: next)
         }
     }
 }

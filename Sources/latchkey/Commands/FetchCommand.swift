@@ -49,7 +49,7 @@ enum FetchCommand {
             }
         }
         try file?.commit()
-        if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") {
+        if RedirectStatus.isFollowed(response.status), let location = response.header("Location") {
             let target = (try? response.url.resolving(location))?.origin ?? location
             let why = target == response.url.origin ? "more than \(maxRedirects) redirects" : "another origin"
             context.console.warn("not following the \(response.status) redirect to \(target) (\(why)); the access token is not sent there")
@@ -137,9 +137,5 @@ enum FetchCommand {
     }
 
     /// RFC 9110 §5.6.2 token (method and header names).
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { c in
-            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
-        }
-    }
+    static func isToken(_ text: String) -> Bool { HeaderName.isToken(text) }
 }

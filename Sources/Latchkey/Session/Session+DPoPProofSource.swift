@@ -1,0 +1,47 @@
+import LatchkeyCrypto
+import LatchkeyHTTP
+import LatchkeyJOSE
+
+extension Session: DPoPProofSource {
+    /// A proof for a resource request with `accessToken`, from the stored session's key.
+    /// The session is the one this process last read or refreshed when it holds `accessToken`
+    /// (so a redirect hop reads nothing), else the stored one.
+    public func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String {
+        var session = current
+        if session.map({ !ConstantTime.equals(Array($0.token.accessToken.utf8), Array(accessToken.utf8)) }) ?? true {
+            session = try loadSession()
+            current = session
+        }
+        guard let session, let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
+        nonces.merge(dpop.nonces)
+        return try session.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url),
+                                     at: time.now(), random: random, key: try keys.key(for: dpop, random: random))
+    }
+
+    /// Remembers a resource server's nonce, for this process and in the token file, so the next
+    /// process's first proof to that server carries it (the authorization server's is saved with
+    /// each sign-in and refresh).
+    public func rememberNonce(_ nonce: String, for url: HTTPURL) async {
+        nonces.remember(nonce, for: url)
+        await saveNonce(nonce, origin: url.origin)
+    }
+
+    /// Writes `nonce` into the stored session under the store's lock, over the tokens stored then
+    /// (another process may have refreshed). Best effort, never at the cost of the tokens: nothing
+    /// is written when there is no bound session (logged out meanwhile) or the nonce is already
+    /// there, and a failed write leaves the file as it was (saves are atomic); a nonce only saves
+    /// the next process one round trip.
+    private func saveNonce(_ nonce: String, origin: String) async {
+        let store = self.store
+        do {
+            try await store.withLock {
+                guard var session = try store.load(), var dpop = session.dpop, dpop.nonces[origin] != nonce else { return }
+                dpop.nonces.remember(nonce, for: origin)
+                session.dpop = dpop
+                try store.save(session)
+            }
+        } catch {
+            return
+        }
+    }
+}
