@@ -1,7 +1,7 @@
 /// How one provider spells RFC 7591 / RFC 7592: member names, the statuses it answers with, and
 /// what it needs that the RFC does not say. Kept as data so the registration client has no
 /// per-provider branches; `glewlwyd` is what Glewlwyd 2.7.5 was measured to speak
-/// (../shared/spec/test-idp.md, "Wave 3").
+/// (docs/providers.md, "Glewlwyd and dynamic client registration").
 public struct RegistrationDialect: Sendable, Equatable {
     /// The name the CLI takes and the profile remembers (`rfc7591`, `glewlwyd`).
     public let name: String

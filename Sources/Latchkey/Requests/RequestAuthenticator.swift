@@ -2,7 +2,7 @@ import LatchkeyCrypto
 import LatchkeyHTTP
 
 /// Something that adds credentials to a `ProviderRequest` before it is sent: the client's own
-/// authentication (`none`, `client_secret_basic`, `client_secret_post`, later `private_key_jwt` and
+/// authentication (`none`, `client_secret_basic`, `client_secret_post`, `private_key_jwt` and
 /// mTLS) or a proof of possession (DPoP). The pipeline runs every authenticator on every request;
 /// each decides from `request.role` whether it applies.
 public protocol RequestAuthenticator: Sendable {

@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// The token file's JSON payload: the one codec for a `StoredSession`, writing and reading with the
 /// project's strict JSON writer and parser.
 ///
-/// The member names are those the wave-1 release wrote with `JSONEncoder` (`clientID`,
+/// The member names are those the first release wrote with `JSONEncoder` (`clientID`,
 /// `accessToken`, …, metadata under its OAuth names), nil optionals left out, times as seconds
 /// since 1970, so every file written before opens unchanged. Reading is what a synthesised
 /// `Decodable` did: unknown members ignored, a missing or `null` optional is nil, a wrong type is

@@ -3,7 +3,7 @@ import LatchkeyHTTP
 
 /// Talks to the token and revocation endpoints for one client (RFC 6749 §4–6, RFC 8628 §3.4, RFC 7009).
 /// Never follows redirects; always asks for JSON; every request goes through the `ProviderPipeline`,
-/// whose authenticators add the client's authentication (and, later, proofs).
+/// whose authenticators add the client's authentication and, for a bound session, DPoP proofs.
 struct TokenClient: Sendable {
     /// The client.
     public let configuration: ClientConfiguration

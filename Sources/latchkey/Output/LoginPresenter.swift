@@ -130,7 +130,7 @@ final class LoginPresenter: Sendable {
 
     /// The contract's JSON shape for `event`. `retrying` has no shape of its own: to a script it
     /// is still "pending", so it is reported as such. `issuer` completes the `verification` event
-    /// (its last two members, added after the wave-1 shape).
+    /// (its last two members come after the original five, which scripts read by position).
     static func jsonLine(_ event: LoginEvent, issuer: String? = nil) -> JSONValue {
         let pairs: [(String, JSONValue)]
         switch event {
