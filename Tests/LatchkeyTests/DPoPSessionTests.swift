@@ -181,6 +181,28 @@ import LatchkeyTesting
         #expect(store.session == nil)
     }
 
+    /// Glewlwyd refuses a public client's client_id-only revocation (401); the fallback presents the
+    /// bound access token as `DPoP`, so its proof must carry that token's `ath` (RFC 9449 §7.1).
+    @Test func theRevocationFallbackProvesTheAccessTokenWithAth() async throws {
+        let base = provider()
+        let t = ScriptedTransport(clock: clock) { r, i in
+            let authorized = r.headers.contains { $0.name == "Authorization" }
+            if r.url.path == "/revoke" && !authorized { return Reply.json(401, #"{"error":"invalid_client"}"#) }
+            return try await base.send(r)
+        }
+        let store = MemoryTokenStore()
+        let s = session(store, t)
+        let saved = try await s.signIn()
+        _ = try await s.logout()
+        let fallback = t.sent(to: "/revoke").filter { $0.header("Authorization") != nil }
+        #expect(fallback.count == 2)
+        for request in fallback {
+            #expect(request.header("Authorization") == "DPoP " + saved.token.accessToken)
+            let proof = try DPoPProofTests.verified(try #require(request.header("DPoP")))
+            #expect(proof.claims["ath"] == JSONValue.string(DPoPTarget.accessTokenHash(saved.token.accessToken)))
+        }
+    }
+
     @Test func twoSignInsMakeTwoKeys() async throws {
         let t = provider()
         let s = session(MemoryTokenStore(), t)

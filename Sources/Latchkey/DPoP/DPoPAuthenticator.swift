@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// server nonces: any `DPoP-Nonce` answer is remembered per origin, and a `use_dpop_nonce` error
 /// with a new one asks for the one retry `RetryRule` allows. Not on the device authorization
 /// request: RFC 9449 puts none there. Resource requests get their proofs (with `ath`) from
-/// `AuthorizedTransport`, which holds the access token.
+/// `AuthorizedTransport` and the session's `DPoPProofSource`.
 struct DPoPAuthenticator: RequestAuthenticator {
     /// The session's key.
     public let key: DPoPKey
@@ -23,7 +23,10 @@ struct DPoPAuthenticator: RequestAuthenticator {
     /// Sets the `DPoP` header, with the origin's last nonce.
     public func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
         guard Self.applies(to: request.role) else { return }
-        request.setHeader("DPoP", try key.proof(method: request.method, url: request.url,
+        // A request that presents a bound access token (Glewlwyd's revocation fallback) proves it
+        // with `ath` (RFC 9449 §7.1).
+        let accessToken = Self.dpopAccessToken(in: request.header("Authorization"))
+        request.setHeader("DPoP", try key.proof(method: request.method, url: request.url, accessToken: accessToken,
                                                 nonce: context.serverNonce(for: request.url), at: context.now,
                                                 random: context.random))
     }
@@ -43,5 +46,11 @@ struct DPoPAuthenticator: RequestAuthenticator {
             return AuthenticationChallenge.hasError("use_dpop_nonce", scheme: "DPoP", in: response.header("WWW-Authenticate"))
         }
         return response.status == 400 && ResponseBody.object(response)?.string("error") == "use_dpop_nonce"
+    }
+
+    /// The token of an `Authorization: DPoP <token>` header.
+    static func dpopAccessToken(in header: String?) -> String? {
+        guard let header, header.utf8.count > 5, HeaderName.equal(String(header.prefix(5)), "DPoP ") else { return nil }
+        return String(header.dropFirst(5))
     }
 }

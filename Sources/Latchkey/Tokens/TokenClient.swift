@@ -108,7 +108,7 @@ struct TokenClient: Sendable {
                 let key = dpopKey
                 bearer.setHeader("Authorization", (key == nil ? "Bearer " : "DPoP ") + accessToken)
                 var plain = pipeline
-                plain.authenticators = key.map { [DPoPAuthenticator(key: $0)] } ?? []
+                plain.authenticators = pipeline.authenticators.filter { $0 is DPoPAuthenticator }
                 response = try await plain.send(bearer)
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.
