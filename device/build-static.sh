@@ -26,7 +26,11 @@ cd "$ROOT"
 # -Osize: the binary goes to appliance flash, and the hot path (`token`) is dominated by process
 # start-up, not by our code (docs/performance.md). Without the implicit `_StringProcessing` import
 # its regex engine and Unicode property tables (about 1.5 MB) stay out; nothing here needs them.
-# Both are given here, not in Package.swift: there they would be unsafe flags, which SwiftPM refuses
+# -disable-concrete-type-metadata-mangled-name-accessors: the compiler's default is to find a
+# concrete type's metadata at run time by demangling its name (swift_getTypeByMangledName), once per
+# type per process; with accessor functions instead, a cached `latchkey token` runs 924 K → 780 K
+# instructions (callgrind) for 4 KB more binary (docs/performance.md, issue 24).
+# All are given here, not in Package.swift: there they would be unsafe flags, which SwiftPM refuses
 # in a package that others depend on by version (docs/library.md).
 # Reproducible (device/reproducible-check.sh): the build folder's path must not reach the binary.
 # Debug info, #file/#filePath and the C target's __FILE__ name the checkout as /latchkey, so two
@@ -39,6 +43,7 @@ case $SCRATCH in
 esac
 swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" \
   -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
+  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
   -Xlinker --gc-sections -Xlinker --icf=all -Xlinker --no-eh-frame-hdr 2>&1 |
