@@ -89,7 +89,7 @@ private struct Reader {
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             i += 1
             skipWS()
-            obj[key] = try value(depth: depth)
+            obj.appendNew(key, try value(depth: depth))
             skipWS()
             guard i < b.count else { throw fail("unexpected end in object") }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -177,7 +177,13 @@ private struct Reader {
             let c = b[i]
             if c == UInt8(ascii: "\"") { i += 1; break }
             if c < 0x20 { throw fail("control character in string") }
-            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            if c != UInt8(ascii: "\\") {
+                // A run of plain bytes up to the next quote, escape or control byte, copied at once.
+                let run = i
+                while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+                out.append(contentsOf: b[run..<i])
+                continue
+            }
             i += 1
             guard i < b.count else { throw fail("unterminated escape") }
             let e = b[i]

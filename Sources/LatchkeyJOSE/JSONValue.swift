@@ -46,14 +46,26 @@ public struct JSONObject: Sendable, Equatable, Hashable, Sequence {
 
     /// The value for `key`, or nil; assigning nil removes the member.
     public subscript(key: String) -> JSONValue? {
-        get { members.first { $0.key == key }?.value }
+        get { members.first { Self.same($0.key, key) }?.value }
         set {
-            if let i = members.firstIndex(where: { $0.key == key }) {
+            if let i = members.firstIndex(where: { Self.same($0.key, key) }) {
                 if let newValue { members[i].value = newValue } else { members.remove(at: i) }
             } else if let newValue {
                 members.append((key, newValue))
             }
         }
+    }
+    /// Key equality with the byte count compared first: most keys differ in length, and the count
+    /// of a native string is stored, while `==` on two different strings goes to the general
+    /// comparison (a lookup runs for every member a document codec reads).
+    private static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }
+
+    /// Appends a member the caller knows is new (the parser, which has just looked for it). The
+    /// first member makes room for eight: a document's objects then grow without reallocating at
+    /// 1, 2 and 4 members, and an empty object (`{}`) still allocates nothing.
+    mutating func appendNew(_ key: String, _ value: JSONValue) {
+        if members.isEmpty { members.reserveCapacity(8) }
+        members.append((key, value))
     }
     /// The keys in order.
     public var keys: [String] { members.map(\.key) }

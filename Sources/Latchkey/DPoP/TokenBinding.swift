@@ -10,9 +10,13 @@ public enum TokenBinding: String, Sendable, Equatable, CaseIterable {
     /// binding, so it counts as `none`.
     case mtls
 
+    /// Whether `token` is DPoP-bound: its type alone says so, no JWT is read (the cached
+    /// `latchkey token` asks only this).
+    public static func isDPoP(_ token: Token) -> Bool { token.tokenType == "DPoP" }
+
     /// The binding of `token`, from its type and, for a JWT, its confirmation claim.
     public init(_ token: Token) {
-        if token.tokenType == "DPoP" {
+        if Self.isDPoP(token) {
             self = .dpop
         } else if TokenBindingCheck.certificateThumbprint(token.accessToken) != nil {
             self = .mtls

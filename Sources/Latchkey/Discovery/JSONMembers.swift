@@ -36,6 +36,7 @@ struct JSONMembers {
         guard let v = value(key) else { return nil }
         guard let items = v.arrayValue else { throw .wrongType(member: name(key), expected: "an array of strings") }
         var out: [String] = []
+        out.reserveCapacity(items.count)
         for item in items {
             guard let s = item.stringValue else { throw .wrongType(member: name(key), expected: "an array of strings") }
             out.append(s)

@@ -4,43 +4,43 @@
 struct ParsedArguments: Sendable {
     /// The command, or nil when none was given (then `--help`/`--version` or the tool's help).
     var command: CommandSpec?
-    /// Option values by key, each with the order in which the key was last seen (so `--qr --no-qr`
-    /// resolves to the later one); the last occurrence wins. Flags map to `""`.
-    /// A list, not a `Dictionary`: a command line has a handful of options, and the first
-    /// `[String: String]` of a process costs a scan of every protocol conformance record in the
-    /// static binary — measurable on the `latchkey token` hot path (docs/performance.md).
-    private(set) var options: [(key: String, value: String, order: Int)] = []
+    /// Every option occurrence in order, as (key, value, order); the last occurrence of a key is its
+    /// value, and its order says which of two keys came later (so `--qr --no-qr` resolves to the
+    /// later one). Flags have the value `""`. One list, not a `Dictionary` nor two lists of
+    /// tuples: a command line has a handful of options, and each distinct collection type costs
+    /// the runtime a metadata instantiation on the `latchkey token` hot path (docs/performance.md).
+    private(set) var entries: [Entry] = []
     /// Positional arguments in order (after `--` everything is positional).
     var positionals: [String] = []
-    /// Every occurrence in order, for repeatable options (`fetch -H`).
-    private(set) var occurrences: [(key: String, value: String)] = []
 
-    /// Records `key` = `value` as the `order`-th option seen; replaces an earlier occurrence.
-    mutating func record(_ key: String, _ value: String, order: Int) {
-        occurrences.append((key, value))
-        if let i = options.firstIndex(where: { $0.key == key }) {
-            options[i] = (key, value, order)
-        } else {
-            options.append((key, value, order))
-        }
+    /// One occurrence of an option.
+    struct Entry: Sendable {
+        let key: String
+        let value: String
+        let order: Int
     }
 
-    /// The value of `key`, or nil.
-    private func value(_ key: String) -> String? { options.first { $0.key == key }?.value }
+    /// Records `key` = `value` as the `order`-th option seen; a later occurrence wins.
+    mutating func record(_ key: String, _ value: String, order: Int) {
+        entries.append(Entry(key: key, value: value, order: order))
+    }
+
+    /// The value of `key` (its last occurrence), or nil.
+    private func value(_ key: String) -> String? { entries.last { $0.key == key }?.value }
 
     /// True when the flag or option `key` was given.
     func has(_ key: String) -> Bool { value(key) != nil }
 
     /// Every value given for the repeatable option `key`, in order.
-    func all(_ key: String) -> [String] { occurrences.filter { $0.key == key }.map(\.value) }
+    func all(_ key: String) -> [String] { entries.filter { $0.key == key }.map(\.value) }
 
     /// The text value of `key`, or nil.
     func string(_ key: String) -> String? { value(key) }
 
     /// True when `key` was given after `other` (or `other` was not given at all).
     func isLater(_ key: String, than other: String) -> Bool {
-        guard let a = options.first(where: { $0.key == key })?.order else { return false }
-        guard let b = options.first(where: { $0.key == other })?.order else { return true }
+        guard let a = entries.last(where: { $0.key == key })?.order else { return false }
+        guard let b = entries.last(where: { $0.key == other })?.order else { return true }
         return a > b
     }
 

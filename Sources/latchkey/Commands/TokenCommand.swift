@@ -38,7 +38,7 @@ enum TokenCommand {
     /// lines `Authorization: DPoP …` and `DPoP: <proof>` for `target` (which must be given).
     static func output(_ session: StoredSession, format: String, target: ProofTarget?, now: Timestamp) throws -> String {
         let token = try printable(session.token)
-        guard TokenBinding(token) == .dpop else { return render(token, format: format) }
+        guard TokenBinding.isDPoP(token) else { return render(token, format: format) }
         // A DPoP-bound token is useless without its proof, and replayable where the binding is not
         // checked: outputs that can only carry a Bearer token refuse it.
         if format == "exec-credential" || (format == "header" && target == nil) {
