@@ -59,35 +59,27 @@ struct DeviceAuthorizationFlow: Sendable {
         }
         params += client.configuration.authorizationRequestExtensions
         let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
-        // A transient failure (TransientFailure) is retried twice (after 1 s, then 2 s): a second request only makes
-        // another device code, and the unused one simply expires.
-        var attempt = 0
+        // A transient failure is retried twice (TransientFailure's quick retry, 1 s then 2 s apart):
+        // a second request only makes another device code, and the unused one simply expires. Each
+        // attempt is cut to what is left of the login's deadline.
         func remaining() -> Double? { cap.map { $0.timeIntervalSince(time.now()) } }
-        while true {
-            attempt += 1
-            let response: HTTPResponse
+        let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
             var pipeline = client.pipeline
             if let left = remaining() {
                 if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
                 pipeline.timeout = max(min(pipeline.timeout, left), 1)
             }
-            do {
-                response = try await pipeline.send(request)
+            do throws(LatchkeyError) {
+                return try await pipeline.send(request)
             } catch {
                 if let left = remaining(), left <= 0, case .network = error { throw .timedOut(seconds: timeout ?? 0) }
-                guard attempt < Self.startAttempts, case .network(let e) = error, TransientFailure.isTransient(e) else { throw error }
-                do { try await time.sleep(seconds: TransientFailure.pause(afterAttempt: attempt)) } catch { throw .cancelled }
-                continue
+                throw error
             }
-            if TransientFailure.isTransient(status: response.status), attempt < Self.startAttempts {
-                do { try await time.sleep(seconds: TransientFailure.pause(afterAttempt: attempt)) } catch { throw .cancelled }
-                continue
-            }
-            let received = time.now()
-            try client.checkClientAuthentication(response, endpoint: .deviceAuthorization)
-            let authorization = try DeviceAuthorizationResponse.parse(response)
-            return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
         }
+        let received = time.now()
+        try client.checkClientAuthentication(response, endpoint: .deviceAuthorization)
+        let authorization = try DeviceAuthorizationResponse.parse(response)
+        return Pending(authorization: authorization, pkce: pkce, receivedAt: received)
     }
 
     /// Attempts at the device authorization request.
