@@ -15,6 +15,7 @@
 #      the list from before the install.
 # usage: device/install-test.sh PATH_TO_DEB     env: LATCHKEY_SCRATCH, LATCHKEY_INSTALL_ROOT_CACHE
 set -euo pipefail
+DEVICE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEB=${1:?usage: install-test.sh PATH_TO_DEB}
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
 SCRATCH=${LATCHKEY_SCRATCH:-$ROOT_DIR/.build}
@@ -82,17 +83,7 @@ else
   inroot "${LK[@]}" login --issuer "$LATCHKEY_IT_ISSUER_TLS" --client-id "$LATCHKEY_IT_CLIENT_ES256" \
     --scope "$LATCHKEY_IT_SCOPE" --json > "$events" 2> "$R/tmp/login.err" &
   login_pid=$!
-  user_code=
-  for _ in $(seq 1 200); do
-    user_code=$("${PYTHON:-python3}" -c 'import json,sys
-for l in open(sys.argv[1]):
-    try: e = json.loads(l)
-    except ValueError: continue
-    if e.get("event") == "verification": print(e["user_code"]); break' "$events" 2>/dev/null || true)
-    [ -n "$user_code" ] && break
-    kill -0 "$login_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  user_code=$("$DEVICE_DIR/await-user-code.sh" "$events" "$login_pid" || true)
   [ -n "$user_code" ] || fail "no verification event from login: $(cat "$events" "$R/tmp/login.err")"
   "${PYTHON:-python3}" "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$LATCHKEY_IT_ISSUER_TLS" --ca-file "$LATCHKEY_IT_CA_FILE" ||
     fail "approval"

@@ -8,6 +8,7 @@
 #    over TLS inside the root (approved from outside, as the phone would), then token, refresh, logout.
 # usage: smoke-minimal-root.sh PATH_TO_STATIC_LATCHKEY
 set -euo pipefail
+DEVICE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BIN=${1:?usage: smoke-minimal-root.sh PATH_TO_STATIC_LATCHKEY}
 ROOTFS=$(mktemp -d /tmp/latchkey-rootfs.XXXXXX)
 login_pid=
@@ -63,17 +64,7 @@ events="$ROOTFS/tmp/login-events.jsonl"
 with_proc "${LK[@]}" login --issuer "$LATCHKEY_IT_ISSUER_TLS" --client-id "$LATCHKEY_IT_CLIENT_ES256" \
   --scope "$LATCHKEY_IT_SCOPE" --json > "$events" 2> "$ROOTFS/tmp/login.err" &
 login_pid=$!
-user_code=
-for _ in $(seq 1 200); do
-  user_code=$("$PYTHON" -c 'import json,sys
-for l in open(sys.argv[1]):
-    try: e = json.loads(l)
-    except ValueError: continue
-    if e.get("event") == "verification": print(e["user_code"]); break' "$events" 2>/dev/null || true)
-  [ -n "$user_code" ] && break
-  kill -0 "$login_pid" 2>/dev/null || break
-  sleep 0.1
-done
+user_code=$("$DEVICE_DIR/await-user-code.sh" "$events" "$login_pid" || true)
 [ -n "$user_code" ] || fail "no verification event from login: $(cat "$events" "$ROOTFS/tmp/login.err")"
 echo "login inside the root shows user code $user_code; approving from outside, as the phone would"
 "$PYTHON" "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$LATCHKEY_IT_ISSUER_TLS" --ca-file "$LATCHKEY_IT_CA_FILE" ||
