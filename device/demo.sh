@@ -54,15 +54,41 @@ mkfifo "$WORK/events"
 # device, because its metadata advertises ES256 proofs (RFC 9449).
 ISSUER=$LATCHKEY_IT_ISSUER_DPOP_TLS
 "${LK[@]}" login --issuer "$ISSUER" --client-id "$LATCHKEY_IT_CLIENT_DPOP" \
-  --scope "$LATCHKEY_IT_SCOPE" --json --qr > "$WORK/events" &
+  --scope "$LATCHKEY_IT_SCOPE" --json --qr > "$WORK/events" 2> "$WORK/login.err" &
 login_pid=$!
+# The QR code goes to login's stderr just after the verification event reaches the pipe; sent to the
+# terminal directly it came out before the lines that introduce it. It is kept in a file and shown
+# once complete: a QR block is square, so its first line's width says how many lines follow (two
+# module rows a line). The deadline is for a login that fails half way.
+show_qr() {
+  python3 - "$WORK/login.err" <<'PY'
+import re, sys, time
+blocks = ("\u2588", "\u2580", "\u2584")
+deadline = time.monotonic() + 10
+while True:
+    text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+    lines = text.split("\n")
+    start = next((i for i, l in enumerate(lines) if any(b in l for b in blocks)), None)
+    if start is not None:
+        width = len(re.sub(r"\x1b\[[0-9;]*m", "", lines[start]))
+        rows = (width + 1) // 2
+        if len(lines) - 1 - start >= rows:   # the last element is what follows the final newline
+            print("\n".join(lines[start:start + rows]))
+            break
+    if time.monotonic() > deadline:
+        sys.stdout.write(text)
+        break
+    time.sleep(0.05)
+PY
+}
 user_code=
 while IFS= read -r line; do
   case $line in
     *'"event":"verification"'*)
       user_code=$(sed -n 's/.*"user_code":"\([^"]*\)".*/\1/p' <<< "$line")
       uri=$(sed -n 's/.*"verification_uri":"\([^"]*\)".*/\1/p' <<< "$line")
-      printf '\n  Open %s and enter the code %s\n' "$uri" "$user_code"
+      printf '\n  Open %s and enter the code %s, or scan this QR code:\n\n' "$uri" "$user_code"
+      show_qr
       say "5/6 >>> STAND-IN FOR THE PHONE: a script now signs in as 'alice' and approves $user_code <<<"
       python3 "$LATCHKEY_IT_APPROVE" "$user_code" --issuer "$ISSUER" --ca-file "$LATCHKEY_IT_CA_FILE"
       ;;
@@ -71,7 +97,7 @@ while IFS= read -r line; do
   esac
 done < "$WORK/events"
 status=0; wait "$login_pid" || status=$?; login_pid=
-[ -n "$user_code" ] && [ "$status" = 0 ] || { echo "login failed (exit $status)" >&2; exit 1; }
+[ -n "$user_code" ] && [ "$status" = 0 ] || { cat "$WORK/login.err" >&2; echo "login failed (exit $status)" >&2; exit 1; }
 
 say "6/6 latchkey status, then the token in use: latchkey fetch of the provider's userinfo endpoint"
 "${LK[@]}" status
