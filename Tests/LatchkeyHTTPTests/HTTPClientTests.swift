@@ -156,9 +156,11 @@ import Testing
         #expect(!LoopbackAddress.isLoopbackHost("::2"))
     }
 
-    @Test func connectionRefusedAndUnknownHost() async {
-        let port = TestEnvironment.freePort()
-        let e = await httpError { try await client().send(HTTPRequest(url: HTTPURL(string: "http://127.0.0.1:\(port)/")!, timeout: 2)) }
+    @Test func connectionRefusedAndUnknownHost() async throws {
+        // Bound and never listening, held to the end of the test: the connection is refused.
+        let closed = try PortReservation(sharedWithServer: false)
+        defer { withExtendedLifetime(closed) {} }
+        let e = await httpError { try await client().send(HTTPRequest(url: HTTPURL(string: "http://127.0.0.1:\(closed.port)/")!, timeout: 2)) }
         guard case .connectFailed? = e else { Issue.record("got \(String(describing: e))"); return }
         let d = await httpError { try await client().send(HTTPRequest(url: HTTPURL(string: "https://nonexistent.invalid/")!, timeout: 5)) }
         // Either the lookup fails or (CA first) there is no bundle; never a success.

@@ -7,19 +7,27 @@ import Testing
 @Suite struct ProxyTests {
     struct Proxy: Sendable {
         let process: SpawnedProcess
-        let port: Int
+        /// Held from before tinyproxy starts until the test ends, so no parallel test gets the port.
+        let reservation: PortReservation
+        var port: Int { reservation.port }
         let log: String
     }
 
+    /// tinyproxy cannot listen on port 0 and say which port it got: it is given a port this process
+    /// holds (PortReservation), which it can bind because both sockets have SO_REUSEADDR.
     static func startTinyproxy(auth: (String, String)? = nil) throws -> Proxy {
         let dir = TestEnvironment.makeTemporaryDirectory()
-        let port = TestEnvironment.freePort()
-        var conf = "Port \(port)\nListen 127.0.0.1\nTimeout 10\nLogFile \"\(dir)/tinyproxy.log\"\nLogLevel Info\nMaxClients 20\n"
+        let reservation = try PortReservation(sharedWithServer: true)
+        var conf = "Port \(reservation.port)\nListen 127.0.0.1\nTimeout 10\nLogFile \"\(dir)/tinyproxy.log\"\nLogLevel Info\nMaxClients 20\n"
         if let auth { conf += "BasicAuth \(auth.0) \(auth.1)\n" }
         TestEnvironment.writeFile(dir + "/tinyproxy.conf", conf)
         let p = try SpawnedProcess(["tinyproxy", "-d", "-c", dir + "/tinyproxy.conf"], stderrPath: dir + "/stderr.log")
-        guard TestEnvironment.waitForPort(port) else { throw SpawnError.failed("tinyproxy did not start") }
-        return Proxy(process: p, port: port, log: dir + "/tinyproxy.log")
+        guard TestEnvironment.waitForPort(reservation.port, timeout: .seconds(10)) else {
+            p.terminate()
+            throw SpawnError.failed("tinyproxy did not listen on \(reservation.port) within 10 s: "
+                + TestEnvironment.readFile(dir + "/stderr.log") + TestEnvironment.readFile(dir + "/tinyproxy.log"))
+        }
+        return Proxy(process: p, reservation: reservation, log: dir + "/tinyproxy.log")
     }
 
     private func ready() -> Bool { TestEnvironment.require(["openssl", "python3", "tinyproxy"]) }
@@ -49,7 +57,10 @@ import Testing
     @Test func deadProxyIsAProxyFailureUnlessBypassed() async throws {
         guard ready() else { return }
         let s = try await offPool { try Fixtures.tlsServer.get() }
-        let dead = ProxySettings(host: "127.0.0.1", port: TestEnvironment.freePort())
+        // Bound and never listening, held to the end of the test: every connection to it is refused.
+        let closed = try PortReservation(sharedWithServer: false)
+        defer { withExtendedLifetime(closed) {} }
+        let dead = ProxySettings(host: "127.0.0.1", port: closed.port)
         let e = await httpError { try await Fixtures.client(proxy: dead).send(HTTPRequest(url: s.url("/length"), timeout: 5)) }
         guard case .proxyFailure? = e else { Issue.record("got \(String(describing: e))"); return }
         var bypass = dead

@@ -46,23 +46,6 @@ enum TestEnvironment {
         return String(cString: template)
     }
 
-    /// A port that was free a moment ago (for tools that cannot bind port 0 and report it).
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        _ = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
     static func readFile(_ path: String) -> String {
         guard let f = fopen(path, "r") else { return "" }
         defer { fclose(f) }
@@ -82,10 +65,12 @@ enum TestEnvironment {
         fclose(f)
     }
 
-    /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
-    static func waitForPort(_ port: Int, timeout: Double = 5) -> Bool {
-        for _ in 0..<Int(timeout * 20) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Waits until something accepts TCP connections on 127.0.0.1:`port`, until `timeout` has passed
+    /// (a deadline, not a count of attempts: a slow connect counts against it too).
+    static func waitForPort(_ port: Int, timeout: Duration = .seconds(5)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var addr = sockaddr_in()
             addr.sin_family = sa_family_t(AF_INET)
             addr.sin_port = UInt16(port).bigEndian
@@ -95,8 +80,8 @@ enum TestEnvironment {
             }
             close(fd)
             if rc == 0 { return true }
-            usleep(50_000)
+            if ContinuousClock.now >= deadline { return false }
+            usleep(20_000)
         }
-        return false
     }
 }
