@@ -68,7 +68,8 @@ package enum HTTPRedaction {
                     lastString = nil
                 } else {
                     out.append(contentsOf: bytes[i..<end])
-                    lastString = String(decoding: bytes[(i + 1)..<max(i + 1, end - 1)], as: UTF8.self)
+                    // Compared as a parser reads it: `"\u0061ccess_token"` is `access_token`.
+                    lastString = unescapedJSONString(bytes[(i + 1)..<max(i + 1, end - 1)])
                 }
                 i = end
                 continue
@@ -105,6 +106,62 @@ package enum HTTPRedaction {
         let fragment = url[q...].firstIndex(of: "#")
         let query = url[url.index(after: q)..<(fragment ?? url.endIndex)]
         return String(url[...q]) + redact(form: String(query)) + (fragment.map { String(url[$0...]) } ?? "")
+    }
+
+    /// The text of a JSON string literal's body (between the quotes) with its escapes resolved
+    /// (RFC 8259 §7), or nil when an escape is not JSON: a strict parser then refuses the whole
+    /// document, so no member of that name is ever read.
+    static func unescapedJSONString<Bytes: Collection<UInt8>>(_ body: Bytes) -> String? {
+        let b = Array(body)
+        guard b.contains(UInt8(ascii: "\\")) else { return String(decoding: b, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = 0
+        func hex4(at k: Int) -> UInt32? {
+            guard k + 4 <= b.count else { return nil }
+            var v: UInt32 = 0
+            for c in b[k..<(k + 4)] {
+                let d: UInt8
+                switch c {
+                case 0x30...0x39: d = c - 0x30
+                case 0x41...0x46: d = c - 0x41 + 10
+                case 0x61...0x66: d = c - 0x61 + 10
+                default: return nil
+                }
+                v = v << 4 | UInt32(d)
+            }
+            return v
+        }
+        while i < b.count {
+            let c = b[i]
+            guard c == UInt8(ascii: "\\") else { out.append(c); i += 1; continue }
+            guard i + 1 < b.count else { return nil }
+            let e = b[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var v = hex4(at: i) else { return nil }
+                i += 4
+                if (0xD800..<0xDC00).contains(v) {
+                    guard i + 1 < b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u"),
+                          let low = hex4(at: i + 2), (0xDC00..<0xE000).contains(low) else { return nil }
+                    i += 6
+                    v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(v) {
+                    return nil
+                }
+                guard let scalar = Unicode.Scalar(v) else { return nil }
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default: return nil
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Index just past the closing quote of the JSON string starting at `start` (or the end of input).
