@@ -19,7 +19,11 @@ cleanup() { [ -n "$IDP_PID" ] && kill "$IDP_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 "${PYTHON:-python3}" "$ROOT/Tests/Harness/scripted_idp.py" --scenario ok --interval 1 --approve-after 1 > "$WORK/port" &
 IDP_PID=$!
-for _ in $(seq 1 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
+deadline=$((SECONDS + 30))
+until [ -s "$WORK/port" ]; do
+  [ "$SECONDS" -lt "$deadline" ] || { echo "hot-path-order: scripted_idp.py printed no port in 30 s" >&2; exit 1; }
+  sleep 0.05
+done
 mkdir -m 700 "$WORK/state"
 "$BIN" --state-dir "$WORK/state" login --issuer "http://127.0.0.1:$(head -n1 "$WORK/port")" --client-id order --json > /dev/null
 kill "$IDP_PID"; IDP_PID=

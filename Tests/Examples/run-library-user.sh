@@ -89,10 +89,12 @@ run() {
   local scenario=$1 log="$WORK/$1.jsonl" port="" out="$WORK/$1.out"
   "$PY" -u "$ROOT/Tests/Harness/scripted_idp.py" --scenario "$scenario" --log "$log" > "$WORK/$scenario.port" 2>&1 &
   SERVER_PID=$!
-  for _ in $(seq 200); do
+  local deadline=$((SECONDS + 30))
+  while :; do
     port=$(head -n 1 "$WORK/$scenario.port" 2>/dev/null)
     [[ "$port" =~ ^[0-9]+$ ]] && break
     kill -0 "$SERVER_PID" 2>/dev/null || break
+    [ "$SECONDS" -lt "$deadline" ] || break
     sleep 0.1
   done
   if ! [[ "$port" =~ ^[0-9]+$ ]]; then

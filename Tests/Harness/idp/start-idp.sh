@@ -72,9 +72,11 @@ start_instance() {  # NAME LISTEN_PORT EXTERNAL_URL
   glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
   local pid=$!
   echo "$pid glewlwyd-$name" >> "$STATE/pids"
-  for _ in $(seq 1 200); do
-    curl -fsS -o /dev/null "http://127.0.0.1:$port/config/" 2>/dev/null && break
+  # A deadline, not a count of tries: on a loaded machine each curl itself takes a while.
+  local deadline=$((SECONDS + 60))
+  until curl -fsS -o /dev/null "http://127.0.0.1:$port/config/" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || { echo "start-idp: glewlwyd ($name) died:" >&2; cat "$dir"/*.log >&2; return 1; }
+    [ "$SECONDS" -lt "$deadline" ] || { echo "start-idp: glewlwyd ($name) not answering on $port after 60 s:" >&2; cat "$dir"/*.log >&2; return 1; }
     sleep 0.05
   done
   "$PYTHON" "$HERE/configure.py" --base "http://127.0.0.1:$port" --external-url "$external" --state "$dir" \
@@ -118,12 +120,14 @@ CONF
 stunnel4 "$STATE/tls/stunnel.conf" > "$STATE/tls/stunnel.log" 2>&1 &
 echo "$! stunnel" >> "$STATE/pids"
 
-for _ in $(seq 1 100); do
-  curl -fsS -o /dev/null "http://127.0.0.1:$PLAIN/api/oidc/.well-known/openid-configuration" 2>/dev/null &&
-  curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "https://localhost:$TLS/api/oidc/.well-known/openid-configuration" 2>/dev/null &&
-  break
+deadline=$((SECONDS + 30))
+until curl -fsS -o /dev/null "http://127.0.0.1:$PLAIN/api/oidc/.well-known/openid-configuration" 2>/dev/null &&
+      curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "https://localhost:$TLS/api/oidc/.well-known/openid-configuration" 2>/dev/null; do
+  [ "$SECONDS" -lt "$deadline" ] || break
   sleep 0.05
 done
+curl -fsS -o /dev/null "http://127.0.0.1:$PLAIN/api/oidc/.well-known/openid-configuration" ||
+  { echo "start-idp: the plain front (counting proxy on $PLAIN) did not come up" >&2; cat "$STATE/plain/proxy.log" >&2; exit 1; }
 curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "https://localhost:$TLS/api/oidc/.well-known/openid-configuration" ||
   { echo "start-idp: TLS front did not come up" >&2; cat "$STATE/tls/stunnel.log" >&2; exit 1; }
 

@@ -39,16 +39,18 @@ secure_connection_ca_file="$dir/client-trust.pem"
 CONF
 } > "$dir/glewlwyd.conf"
 # start-idp.sh makes the server certificate at the same time: wait until it is complete.
-for _ in $(seq 1 600); do
-  openssl x509 -in "$STATE/ca/server.pem" -noout 2>/dev/null && openssl pkey -in "$STATE/ca/server.key" -noout 2>/dev/null && break
+deadline=$((SECONDS + 60))
+until openssl x509 -in "$STATE/ca/server.pem" -noout 2>/dev/null && openssl pkey -in "$STATE/ca/server.key" -noout 2>/dev/null; do
+  [ "$SECONDS" -lt "$deadline" ] || { echo "start-mtls-instance: no server certificate after 60 s" >&2; exit 1; }
   sleep 0.05
 done
 glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
 pid=$!
 echo "$pid glewlwyd-mtls" >> "$STATE/pids"
-for _ in $(seq 1 200); do
-  curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "$external/config/" 2>/dev/null && break
+deadline=$((SECONDS + 60))
+until curl -fsS -o /dev/null --cacert "$STATE/ca/ca.pem" "$external/config/" 2>/dev/null; do
   kill -0 "$pid" 2>/dev/null || { echo "start-mtls-instance: glewlwyd died:" >&2; cat "$dir"/*.log >&2; exit 1; }
+  [ "$SECONDS" -lt "$deadline" ] || { echo "start-mtls-instance: glewlwyd not answering at $external after 60 s:" >&2; cat "$dir"/*.log >&2; exit 1; }
   sleep 0.05
 done
 "$PYTHON" "$HERE/configure_mtls.py" --base "$external" --external-url "$external" --state "$dir" \
