@@ -17,6 +17,8 @@
 #      KIOSK_LATCHKEY_ARGS (extra global options, e.g. "--state-dir /var/lib/latchkey --ca-file …");
 #      KIOSK_QR_FILE (also write the QR code as an image for the kiosk's own screen: FILE.svg or
 #      FILE.png, in a folder that exists and is writable);
+#      KIOSK_QR_GROUP (the display's group: each image is made 0640 and given to that group, which
+#      this user must be in; unset, it stays 0600, readable by this user only);
 #      KIOSK_LOGIN_ARGS (extra login options, e.g. "--dpop always --timeout 900").
 # Exit status: 0 when signed in and the service was started; otherwise latchkey's exit code
 # (2 usage, 4 denied, 5 expired after every retry, 6 network, 7 server, 8 verification, 9 storage,
@@ -38,7 +40,27 @@ if [[ -n ${KIOSK_QR_FILE:-} ]]; then LOGIN_EXTRA+=(--qr-file "$KIOSK_QR_FILE"); 
 CLIENT=(--issuer "$KIOSK_ISSUER" --client-id "${KIOSK_CLIENT_ID:-}")
 
 screen() { printf '%s\n' "$*"; }             # the kiosk's display
-field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
+# Server text reaches the console as printable characters only. The Linux console acts on C0
+# controls and DEL, and on C1 (U+0080-U+009F; U+009B is CSI even in UTF-8 mode), with which a
+# hostile provider redrew this screen with its own URL and code; the bidirectional overrides and
+# line separators reorder or split what is shown. So: C0 and DEL go, then every byte that is not
+# part of valid UTF-8 (a lone 0x9B is CSI on a console that is not in UTF-8 mode), then C1 and
+# U+200E/200F, U+2028-202E, U+2066-2069. Bytes, not characters: LC_ALL=C.
+clean() {
+  tr -d '\000-\037\177' <<< "$1" | LC_ALL=C sed -E \
+    -e 's/([\x20-\x7e]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf][\x80-\xbf]|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf][\x80-\xbf]|[\xf1-\xf3][\x80-\xbf][\x80-\xbf][\x80-\xbf]|\xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf])|./\1/g' \
+    -e 's/\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]//g'
+}
+# A string member of a JSON event, made safe for the screen (every field goes through here).
+field() { clean "$(sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2")"; }
+host_of() { sed -n 's|^[A-Za-z][A-Za-z0-9+.-]*://\([^/?#]*\).*|\1|p' <<< "$1"; }
+# The display reads the image as its own group, nobody else: latchkey writes each image 0600 just
+# before its verification event.
+share_qr_image() {
+  [[ -n ${KIOSK_QR_FILE:-} && -n ${KIOSK_QR_GROUP:-} ]] || return 0
+  chgrp -- "$KIOSK_QR_GROUP" "$KIOSK_QR_FILE" && chmod 0640 -- "$KIOSK_QR_FILE" ||
+    echo "kiosk-provision: cannot give $KIOSK_QR_FILE to group $KIOSK_QR_GROUP (is this user in it?)" >&2
+}
 
 # Reads latchkey's JSON events from stdin and shows them; the last line carries the exit status.
 show_events() {
@@ -49,6 +71,14 @@ show_events() {
         local uri complete code
         uri=$(field verification_uri "$line"); complete=$(field verification_uri_complete "$line")
         code=$(field user_code "$line")
+        share_qr_image
+        # latchkey's cross-site check (docs/cli.md): the code is to be entered on another site
+        # than the one this kiosk signs in to, the mark of a phishing provider or a misconfiguration.
+        if [[ $line == *'"verification_host_matches_issuer":false'* ]]; then
+          screen "WARNING: the sign-in page $(host_of "$uri") is not on the site of $(host_of "$KIOSK_ISSUER"),"
+          screen "the server this kiosk signs in to. Enter the code only if you started this sign-in"
+          screen "at this kiosk yourself: a code typed into someone else's page signs their device in."
+        fi
         screen "To set up this kiosk, open ${complete:-$uri} on your phone"
         screen "or go to $uri and enter the code:  $code"
         ;;
