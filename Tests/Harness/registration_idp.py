@@ -5,14 +5,21 @@ On 127.0.0.1 only; prints its port when ready; appends one JSON line per request
   {"method", "path", "authorization": "sha256:<16 hex>" | null, "body": {...} | null, "status"}
 (the Authorization value hashed, never in clear). Issuer http://127.0.0.1:PORT. Endpoints:
 /.well-known/openid-configuration, /register (POST, Bearer = the --token-file's token),
-/register/<client_id> (GET, PUT, DELETE with the registration access token), /revoke (200).
+/register/<client_id> (GET, PUT, DELETE with the registration access token), /revoke (200),
+/token (refresh_token grant only: the client authenticates with private_key_jwt, and the assertion
+must verify against a key of the `jwks` the provider holds for that client *now*, so a test can
+prove a profile still signs in; the log body names the grant, the kid and the verdict).
 
 Strict RFC behaviour: 201 on create, 204 on delete, `grant_types` must use the RFC 8628 URN
 (`device_authorization` is refused with 400 invalid_client_metadata), a PUT must carry client_id.
 Scenarios change one thing:
   ok, refuse-token (401 on POST), error:<code> (400 with that code; its description holds control
   characters), no-client-id, foreign-uri (registration_client_uri on another origin),
-  jwks-changed (echoes another key), no-registration-endpoint, put-fails (500 on PUT).
+  jwks-changed (echoes another key), no-registration-endpoint, put-fails (500 on PUT),
+  delete-refused (403 on DELETE; GET still answers), rotate-token (every PUT answers with a new
+  registration access token and the old one stops working, RFC 7592 §3), second-put-fails (the
+  second PUT of a client is 500), hostile-client-id (a client_id with terminal escapes).
+Several scenarios combine with commas: `rotate-token,second-put-fails`.
 """
 import argparse
 import hashlib
@@ -20,9 +27,14 @@ import json
 import secrets
 import sys
 import threading
+import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 import base64
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -38,6 +50,39 @@ def other_jwk() -> dict:
             "kid": "not-yours"}
 
 
+def b64d(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def b64int(text: str) -> int:
+    return int.from_bytes(b64d(text), "big")
+
+
+def verify_assertion(assertion: str, jwks: dict):
+    """The kid of a valid RFC 7523 assertion signed by a key of `jwks`, or raises ValueError."""
+    head, body, sig = assertion.split(".")
+    header, claims, signature = json.loads(b64d(head)), json.loads(b64d(body)), b64d(sig)
+    key = next((k for k in jwks.get("keys", []) if k.get("kid") == header.get("kid")), None)
+    if key is None:
+        raise ValueError("no registered key has kid %r" % header.get("kid"))
+    signed = (head + "." + body).encode()
+    try:
+        if key["kty"] == "EC":
+            curve, digest, size = {"P-256": (ec.SECP256R1(), hashes.SHA256(), 32),
+                                   "P-384": (ec.SECP384R1(), hashes.SHA384(), 48)}[key["crv"]]
+            public = ec.EllipticCurvePublicNumbers(b64int(key["x"]), b64int(key["y"]), curve).public_key()
+            der = encode_dss_signature(int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big"))
+            public.verify(der, signed, ec.ECDSA(digest))
+        else:
+            public = rsa.RSAPublicNumbers(b64int(key["e"]), b64int(key["n"])).public_key()
+            public.verify(signature, signed, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32), hashes.SHA256())
+    except InvalidSignature:
+        raise ValueError("the signature does not verify")
+    if claims.get("exp", 0) < time.time():
+        raise ValueError("expired")
+    return header.get("kid"), claims
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scenario", default="ok")
@@ -49,7 +94,9 @@ def main() -> None:
     clients: dict[str, dict] = {}
     tokens: dict[str, str] = {}
     lock = threading.Lock()
+    scenarios = set(args.scenario.split(","))
     scenario = args.scenario
+    puts: dict[str, int] = {}
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *a):
@@ -92,7 +139,7 @@ def main() -> None:
                         "jwks_uri": self.issuer() + "/jwks",
                         "token_endpoint_auth_methods_supported": ["private_key_jwt", "none"],
                         "grant_types_supported": [DEVICE_GRANT, "refresh_token"]}
-                if scenario != "no-registration-endpoint":
+                if "no-registration-endpoint" not in scenarios:
                     meta["registration_endpoint"] = self.issuer() + "/register"
                 return self.reply(200, meta)
             return self.manage()
@@ -107,7 +154,7 @@ def main() -> None:
             body = self.body() if self.command == "PUT" else None
             if not self.path.startswith("/register/"):
                 return self.reply(404, {"error": "not_found"})
-            client_id = self.path[len("/register/"):]
+            client_id = urllib.parse.unquote(self.path[len("/register/"):])
             token = self.bearer()
             with lock:
                 known = client_id in clients and tokens.get(client_id) == token
@@ -115,27 +162,62 @@ def main() -> None:
                 return self.reply(401, None, body)
             if self.command == "GET":
                 return self.reply(200, dict(clients[client_id], client_id=client_id))
+            if self.command == "DELETE" and "delete-refused" in scenarios:
+                return self.reply(403, {"error": "access_denied"})
             if self.command == "DELETE":
                 with lock:
                     del clients[client_id]
                     del tokens[client_id]
                 return self.reply(204, None)
-            if scenario == "put-fails":
+            with lock:
+                puts[client_id] = puts.get(client_id, 0) + 1
+                count = puts[client_id]
+            if "put-fails" in scenarios or ("second-put-fails" in scenarios and count == 2):
                 return self.reply(500, {"error": "server_error"}, body)
             if not isinstance(body, dict) or body.get("client_id") != client_id:
                 return self.reply(400, {"error": "invalid_client_metadata", "error_description": "client_id must be repeated"}, body)
             stored = {k: v for k, v in body.items() if k != "client_id"}
+            answer = dict(stored, client_id=client_id)
             with lock:
                 clients[client_id] = stored
-            return self.reply(200, dict(stored, client_id=client_id), body)
+                if "rotate-token" in scenarios:
+                    tokens[client_id] = "rat-" + secrets.token_urlsafe(24)
+                    answer["registration_access_token"] = tokens[client_id]
+            return self.reply(200, answer, body)
+
+        def token(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            form = urllib.parse.parse_qs(self.rfile.read(length).decode() if length else "")
+            field = lambda name: (form.get(name) or [None])[0]
+            entry = {"grant_type": field("grant_type")}
+            assertion = field("client_assertion")
+            if field("grant_type") != "refresh_token" or not field("refresh_token"):
+                return self.reply(400, {"error": "unsupported_grant_type"}, entry)
+            if assertion is None or field("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+                return self.reply(401, {"error": "invalid_client"}, entry)
+            try:
+                iss = json.loads(b64d(assertion.split(".")[1])).get("iss")
+                with lock:
+                    jwks = dict(clients.get(iss, {}).get("jwks") or {})
+                kid, claims = verify_assertion(assertion, jwks)
+                if claims.get("sub") != iss or claims.get("aud") not in (self.issuer(), self.issuer() + "/token"):
+                    raise ValueError("iss, sub or aud is wrong")
+            except (ValueError, KeyError, IndexError) as error:
+                entry["refused"] = str(error)
+                return self.reply(401, {"error": "invalid_client"}, entry)
+            entry["kid"] = kid
+            return self.reply(200, {"access_token": "at-" + secrets.token_urlsafe(16), "token_type": "Bearer",
+                                    "expires_in": 3600, "refresh_token": field("refresh_token")}, entry)
 
         def do_POST(self):
+            if self.path == "/token":
+                return self.token()
             body = self.body()
             if self.path == "/revoke":
                 return self.reply(200, None)
             if self.path != "/register":
                 return self.reply(404, {"error": "not_found"})
-            if scenario == "refuse-token" or self.bearer() != provisioning:
+            if "refuse-token" in scenarios or self.bearer() != provisioning:
                 return self.reply(401, None, body)
             if scenario.startswith("error:"):
                 return self.reply(400, {"error": scenario[6:], "error_description": "refused\u001b[31m by\nthe script"}, body)
@@ -144,17 +226,19 @@ def main() -> None:
             if "device_authorization" in body.get("grant_types", []):
                 return self.reply(400, {"error": "invalid_client_metadata", "error_description": "unknown grant"}, body)
             client_id = "dyn-" + secrets.token_hex(6)
+            if "hostile-client-id" in scenarios:
+                client_id += "\u001b]0;owned\u0007\u001b[2J"
             token = "rat-" + secrets.token_urlsafe(24)
             with lock:
                 clients[client_id] = dict(body)
                 tokens[client_id] = token
             answer = dict(body, client_id=client_id, client_id_issued_at=1, client_secret_expires_at=0,
-                          registration_access_token=token, registration_client_uri=self.issuer() + "/register/" + client_id)
-            if scenario == "no-client-id":
+                          registration_access_token=token, registration_client_uri=self.issuer() + "/register/" + urllib.parse.quote(client_id))
+            if "no-client-id" in scenarios:
                 del answer["client_id"]
-            if scenario == "foreign-uri":
+            if "foreign-uri" in scenarios:
                 answer["registration_client_uri"] = "https://registrar.example.net/register/" + client_id
-            if scenario == "jwks-changed":
+            if "jwks-changed" in scenarios:
                 answer["jwks"] = {"keys": [other_jwk()]}
             return self.reply(201, answer, body)
 

@@ -25,14 +25,24 @@ public struct ClientRegistration: Sendable, Equatable {
         self.metadata = metadata
     }
 
-    /// Reads an answer; `.missingClientID` without a non-empty `client_id`.
+    /// Reads an answer; `.missingClientID` without a non-empty `client_id`. The `client_id` and
+    /// the credentials must be RFC 6749 VSCHAR (printable ASCII): the client_id is printed and
+    /// sent in assertions, the token goes in an `Authorization` header, and a control character
+    /// in either is a provider writing to the terminal or into the request.
     init(json: JSONObject, dialect: RegistrationDialect, operation: RegistrationOperation) throws(RegistrationError) {
         let m = JSONMembers(json)
         do {
             guard let id = try m.string("client_id"), !id.isEmpty else { throw RegistrationError.missingClientID }
+            guard Self.isVSCHAR(id) else { throw RegistrationError.malformedAnswer(operation: operation, reason: "client_id is not VSCHAR") }
             clientID = id
             clientSecret = try m.string("client_secret")
             registrationAccessToken = try m.string("registration_access_token")
+            for (name, value) in [("client_secret", clientSecret), ("registration_access_token", registrationAccessToken)] {
+                guard let value else { continue }
+                guard !value.isEmpty, Self.isVSCHAR(value) else {
+                    throw RegistrationError.malformedAnswer(operation: operation, reason: name + " is not VSCHAR")
+                }
+            }
             registrationClientURI = try m.string("registration_client_uri")
             metadata = try ClientMetadata(json: json, dialect: dialect)
         } catch let error as RegistrationError {
@@ -40,6 +50,11 @@ public struct ClientRegistration: Sendable, Equatable {
         } catch {
             throw .malformedAnswer(operation: operation, reason: "\(error)")
         }
+    }
+
+    /// RFC 6749 Appendix A: VSCHAR = %x20-7E.
+    static func isVSCHAR(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
     }
 
     /// The registration as JSON for display: the metadata and the client_id, the credentials

@@ -7,11 +7,21 @@ import LatchkeyJOSE
 /// (RFC 7592), with the local files kept consistent with the provider at every write: the
 /// registration file, the generated key under `<state-dir>/keys/` and the profile.
 ///
-/// Ordering is what makes a SIGKILL harmless: nothing is written before the provider created the
-/// client; a rotation first registers old *and* new key, then switches the profile (one atomic
-/// write of path and kid), then drops the old key, so at every point the provider accepts the
-/// key the profile names; a deletion revokes, marks the record, deletes at the provider, then
-/// removes local files, and a rerun finishes a deletion the provider already confirmed.
+/// Ordering is what makes a SIGKILL harmless:
+/// - create: nothing is written before the provider created the client; then the key (under a
+///   name no other file has), the record marked `pending` (holding the record it replaces), the
+///   profile, and the record unmarked. A stop in between is resolved by the profile on the next
+///   run (`resolvedRecord`): a profile naming another client means the old state is kept, else
+///   the new one; a record without a profile is finished by `finish` or deleted by `delete`.
+/// - rotation: the new key's name goes into the record before the key is written; the provider
+///   then holds the key the profile signs with (by its kid, whatever an earlier stopped run left
+///   in the record) *and* the new key; the profile switches (one atomic write of path and kid);
+///   the provider drops the old key; then the generated keys nobody uses are deleted. At every
+///   point the provider accepts the key the profile names. Each answer's registration access
+///   token and URI are saved before the next request (RFC 7592 §3 lets a PUT rotate them).
+/// - deletion: revoke, mark the record, DELETE, remove the local files. A refused DELETE is
+///   believed to be an earlier run's success only when that run had sent it (the record as
+///   loaded is marked) and a GET says the client is gone.
 package struct DeviceRegistration: Sendable {
     /// The state directory.
     public let stateDirectory: String
@@ -20,7 +30,7 @@ package struct DeviceRegistration: Sendable {
     /// The network.
     public let transport: any HTTPTransport
     /// Called after each write, with its name (tests stop the process there).
-    public var checkpoint: @Sendable (String) -> Void = { _ in }
+    public var checkpoint: @Sendable (String) throws -> Void = { _ in }
     private let random: SecureRandom
 
     /// Registration for `profile` under `stateDirectory`.
@@ -86,9 +96,12 @@ package struct DeviceRegistration: Sendable {
 
     // MARK: - Create
 
-    /// Discovers, registers, then writes key, record and profile; on a failed write removes what
-    /// it wrote. Throws `RegistrationError`, `LatchkeyError` (network, discovery) or `TokenStoreError`.
+    /// Discovers, registers, then writes key, record and profile. On a failure it removes what
+    /// this run wrote and puts back the record and profile it replaced (`--force`). Throws
+    /// `RegistrationError`, `LatchkeyError` (network, discovery), `TokenStoreError` or `ProfileFileError`.
     public func create(_ request: Request) async throws -> Created {
+        let existing = try resolvedRecord()
+        let existingSettings = try profiles.load(profile)
         let provider = try await ProviderDiscovery.discoverDocument(issuer: request.issuer, transport: transport)
         let endpoint = try RegistrationClient.registrationEndpoint(provider)
         let offered = provider.metadata.tokenEndpointAuthMethodsSupported ?? []
@@ -118,24 +131,23 @@ package struct DeviceRegistration: Sendable {
             metadata.jwks = ClientKey.keySet([key.publicJWK])
             metadata.tokenEndpointAuthSigningAlg = key.algorithm.rawValue
         }
-        let client = RegistrationClient(issuer: provider.metadata.issuer, dialect: request.dialect, transport: transport)
+        let issuer = provider.metadata.issuer
+        let client = RegistrationClient(issuer: issuer, dialect: request.dialect, transport: transport)
         var registration = try await client.create(metadata, endpoint: endpoint, initialAccessToken: request.initialAccessToken)
         // What the provider holds is what was sent: RFC 7591 answers echo it, and a PUT repeats it.
         registration.metadata = metadata
 
-        var written: [String] = []
+        var createdKey: String?
+        var recordWritten = false, profileWritten = false
         do {
             var keyPath = request.clientKeyFile
             if let key, request.clientKeyFile == nil {
-                keyPath = try writeKey(key, fileName: profile + ".pem")
-                written.append(keyPath!)
+                let path = freshKeyPath(thumbprint: key.thumbprint, preferred: profile + ".pem")
+                try writeKey(key, path: path)
+                createdKey = path
+                keyPath = path
             }
-            let record = RegistrationRecord(dialect: request.dialect, registration: registration, keyFile: keyPath,
-                                            keyGenerated: request.clientKeyFile == nil && key != nil)
-            try store.save(record, issuer: provider.metadata.issuer, at: Timestamp.now())
-            written.append(store.path)
-            checkpoint("create-record")
-            var configuration = ClientConfiguration(issuer: provider.metadata.issuer, clientID: registration.clientID,
+            var configuration = ClientConfiguration(issuer: issuer, clientID: registration.clientID,
                                                     scopes: request.scopes.isEmpty ? ClientConfiguration.defaultScopes : request.scopes,
                                                     authMethod: method, redirectURI: request.codeGrant ? request.redirectURI : nil)
             if let key {
@@ -146,22 +158,95 @@ package struct DeviceRegistration: Sendable {
             var settings = ProfileSettings(client: configuration, keySource: .machine)
             settings.clientKeyFile = keyPath
             settings.caFile = request.caFile
+            var record = RegistrationRecord(dialect: request.dialect, registration: registration, keyFile: keyPath,
+                                            keyGenerated: createdKey != nil)
+            record.profileJSON = settings.json.objectValue
+            record.pending = true
+            record.previous = existing
+            try store.save(record, issuer: issuer, at: Timestamp.now())
+            recordWritten = true
+            try checkpoint("create-record")
             try profiles.save(settings, profile: profile)
-            return Created(record: record, settings: settings, keyThumbprint: key?.thumbprint)
+            profileWritten = true
+            try checkpoint("create-profile")
+            record.issuer = issuer
+            return Created(record: finalize(record, profileKey: keyPath), settings: settings, keyThumbprint: key?.thumbprint)
         } catch {
-            for path in written.reversed() { unlink(path) }
-            unlink(profiles.path(for: profile))
+            // Only what this run made goes; what it replaced comes back.
+            if profileWritten {
+                if let existingSettings { try? profiles.save(existingSettings, profile: profile) } else { unlink(profiles.path(for: profile)) }
+            }
+            if recordWritten {
+                if let existing { try? store.save(existing, issuer: existing.issuer ?? issuer, at: Timestamp.now()) } else { try? store.delete() }
+            }
+            if let createdKey { unlink(createdKey) }
             throw error
         }
     }
 
+    /// Writes the profile of a record whose `create` stopped before the profile was written.
+    public func finish() throws -> Created {
+        guard let record = try resolvedRecord(), let json = record.profileJSON else {
+            throw RegistrationError.notRegistered(profile: profile)
+        }
+        let settings = try ProfileSettings(json: json, path: profiles.path(for: profile))
+        try profiles.save(settings, profile: profile)
+        return Created(record: record, settings: settings,
+                       keyThumbprint: settings.client.authMethod == .privateKeyJWT ? settings.client.clientAssertion.keyID : nil)
+    }
+
+    /// The record, after resolving a `create` that stopped between the record and the profile:
+    /// a profile naming another client than a pending record is the state before that run (the
+    /// record it replaced comes back, the keys it made go); otherwise the new record stands.
+    public func resolvedRecord() throws -> RegistrationRecord? {
+        guard let record = try store.load() else { return nil }
+        guard record.pending else { return record }
+        let settings = try profiles.load(profile)
+        guard let settings, settings.client.clientID != record.registration.clientID else {
+            return finalize(record, profileKey: settings?.clientKeyFile)
+        }
+        let keep = Set((record.previous?.generatedKeys ?? []) + [settings.clientKeyFile].compactMap { $0 })
+        for path in record.generatedKeys where !keep.contains(path) { unlink(path) }
+        guard var old = record.previous else {
+            try store.delete()
+            return nil
+        }
+        try store.save(old, issuer: settings.client.issuer, at: Timestamp.now())
+        old.issuer = settings.client.issuer
+        return old
+    }
+
+    /// Unmarks a pending record whose profile names it (or that has no profile) and deletes the
+    /// generated keys of the record it replaced, except one the profile uses. Best effort: a
+    /// failure leaves the record pending, which the next run resolves the same way.
+    private func finalize(_ record: RegistrationRecord, profileKey: String?) -> RegistrationRecord {
+        var done = record
+        if let old = record.previous {
+            for path in old.generatedKeys where !record.generatedKeys.contains(path) && path != profileKey { unlink(path) }
+        }
+        done.pending = false
+        done.previous = nil
+        if let issuer = record.issuer ?? record.previous?.issuer {
+            try? store.save(done, issuer: issuer, at: Timestamp.now())
+        }
+        return done
+    }
+
     // MARK: - Read
 
-    /// RFC 7592 GET of the stored registration.
+    /// RFC 7592 GET of the stored registration (also of a record whose profile is gone).
     public func show() async throws -> (ClientRegistration, RegistrationDialect) {
-        let (record, settings, management) = try loadManaged()
-        let client = RegistrationClient(issuer: settings.client.issuer, dialect: record.dialect, transport: transport)
-        return (try await client.read(management), record.dialect)
+        guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
+        let issuer = try issuer(of: record)
+        guard let management = record.management else { throw RegistrationError.managementUnavailable }
+        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
+        let answer = try await client.read(management)
+        if answer.registrationAccessToken != management.accessToken || answer.registrationClientURI != management.uri {
+            record.registration.registrationAccessToken = answer.registrationAccessToken
+            record.registration.registrationClientURI = answer.registrationClientURI
+            try store.save(record, issuer: issuer, at: Timestamp.now())
+        }
+        return (answer, record.dialect)
     }
 
     // MARK: - Rotate
@@ -169,83 +254,138 @@ package struct DeviceRegistration: Sendable {
     /// Replaces the client key; returns the new key's thumbprint. A refused first PUT leaves
     /// everything as it was (the new key file is removed).
     public func rotateKey() async throws -> String {
-        var (record, settings, management) = try loadManaged()
+        guard var record = try resolvedRecord(), var settings = try profiles.load(profile) else {
+            throw RegistrationError.notRegistered(profile: profile)
+        }
+        guard let management = record.management else { throw RegistrationError.managementUnavailable }
         let issuer = settings.client.issuer
-        guard settings.client.authMethod == .privateKeyJWT, let oldPath = settings.clientKeyFile,
-              let oldJWK = record.registration.metadata.jwks?["keys"]?.arrayValue?.last?.objectValue else {
+        guard settings.client.authMethod == .privateKeyJWT, let signingPath = settings.clientKeyFile else {
             throw RegistrationError.keyGeneration("the profile does not sign in with a registered key")
         }
+        // The key the profile signs with stays until the profile has switched, whatever an earlier
+        // stopped run left in the record.
+        let signingJWK = try profileJWK(record, settings, path: signingPath)
         let algorithm = settings.client.clientAssertion.algorithm ?? .es256
         let key = try Self.generate(ClientKey.generatedAlgorithms.contains(algorithm) ? algorithm : .es256, random)
         let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
-        let fileName = oldPath.hasSuffix("/" + profile + ".pem") ? profile + ".rotated.pem" : profile + ".pem"
-        let newPath = try writeKey(key, fileName: fileName)
-        checkpoint("rotate-new-key")
+        let newPath = freshKeyPath(thumbprint: key.thumbprint, preferred: nil)
+        record.generatedKeys.append(newPath)
+        try store.save(record, issuer: issuer, at: Timestamp.now())
+        try writeKey(key, path: newPath)
+        try checkpoint("rotate-new-key")
 
         // 1. The provider holds both keys.
         var both = record.registration.metadata
-        both.jwks = ClientKey.keySet([oldJWK, key.publicJWK])
+        both.jwks = ClientKey.keySet([signingJWK, key.publicJWK])
+        let first: ClientRegistration
         do {
-            _ = try await client.update(both, clientID: record.registration.clientID, management: management)
+            first = try await client.update(both, clientID: record.registration.clientID, management: management)
         } catch {
             unlink(newPath)
+            record.generatedKeys.removeAll { $0 == newPath }
+            try? store.save(record, issuer: issuer, at: Timestamp.now())
             throw error
         }
-        record.registration.metadata = both
+        record.registration = Self.held(first, metadata: both, before: record.registration)
         try store.save(record, issuer: issuer, at: Timestamp.now())
-        checkpoint("rotate-both-keys")
+        try checkpoint("rotate-both-keys")
 
         // 2. The profile switches: path and kid in one atomic write.
         settings.clientKeyFile = newPath
         settings.client.clientAssertion.keyID = key.thumbprint
         settings.client.clientAssertion.algorithm = key.algorithm
         try profiles.save(settings, profile: profile)
-        checkpoint("rotate-profile")
+        try checkpoint("rotate-profile")
 
-        // 3. The old key goes.
+        // 3. The old key goes, with the credentials the first PUT returned.
         var only = both
         only.jwks = ClientKey.keySet([key.publicJWK])
-        _ = try await client.update(only, clientID: record.registration.clientID, management: management)
-        record.registration.metadata = only
+        guard let current = record.management else { throw RegistrationError.managementUnavailable }
+        let second = try await client.update(only, clientID: record.registration.clientID, management: current)
+        record.registration = Self.held(second, metadata: only, before: record.registration)
         record.keyFile = newPath
         try store.save(record, issuer: issuer, at: Timestamp.now())
-        checkpoint("rotate-old-key-dropped")
-        if record.keyGenerated, oldPath != newPath { unlink(oldPath) }
+        try checkpoint("rotate-old-key-dropped")
+
+        // 4. Generated keys nobody uses any more: the old one, and any a stopped run left.
+        for path in record.generatedKeys where path != newPath { unlink(path) }
+        record.generatedKeys = [newPath]
+        try? store.save(record, issuer: issuer, at: Timestamp.now())
         return key.thumbprint
+    }
+
+    /// The public JWK of the key the profile signs with: the registered one its kid names, else
+    /// the key file's own.
+    private func profileJWK(_ record: RegistrationRecord, _ settings: ProfileSettings, path: String) throws -> JSONObject {
+        let registered = record.registration.metadata.jwks?["keys"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        if let kid = settings.client.clientAssertion.keyID, let jwk = registered.first(where: { $0["kid"]?.stringValue == kid }) {
+            return jwk
+        }
+        return try ClientKey(pem: try readKey(path), algorithm: settings.client.clientAssertion.algorithm, random: random).publicJWK
+    }
+
+    /// An answer as the record keeps it: the metadata sent, the credentials answered (RFC 7592
+    /// §3: a provider may issue a new registration access token), a secret not repeated kept.
+    private static func held(_ answer: ClientRegistration, metadata: ClientMetadata, before: ClientRegistration) -> ClientRegistration {
+        var held = answer
+        held.metadata = metadata
+        if held.clientSecret == nil { held.clientSecret = before.clientSecret }
+        return held
     }
 
     // MARK: - Delete
 
-    /// RFC 7592 DELETE after `revoke` (the caller's logout), then removes key, profile and, last,
-    /// the record: a rerun after a stop finds the record and finishes.
+    /// RFC 7592 DELETE after `revoke` (the caller's logout), then removes every generated key,
+    /// the profile and, last, the record: a rerun after a stop finds the record and finishes,
+    /// also when the profile is already gone.
     public func delete(revoke: () async throws -> Void) async throws {
-        guard var record = try store.load() else { throw RegistrationError.notRegistered(profile: profile) }
-        // No profile beside a record marked `deleting`: the provider confirmed and only files are left.
-        if let settings = try profiles.load(profile) {
-            guard let management = record.management else { throw RegistrationError.managementUnavailable }
-            let client = RegistrationClient(issuer: settings.client.issuer, dialect: record.dialect, transport: transport)
-            try await revoke()
-            checkpoint("delete-revoked")
-            do {
-                if !record.deleting {
-                    record.deleting = true
-                    try store.save(record, issuer: settings.client.issuer, at: Timestamp.now())
-                    checkpoint("delete-marked")
-                }
-                try await client.delete(management)
-            } catch RegistrationError.managementRefused where record.deleting {
-                // The token died with the client in an earlier run stopped after the DELETE.
-                // A live registration answers its own token, so this is not a refusal to hide.
-            }
-            checkpoint("delete-confirmed")
-        } else if !record.deleting {
-            throw RegistrationError.notRegistered(profile: profile)
+        guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
+        let issuer = try issuer(of: record)
+        guard let management = record.management else { throw RegistrationError.managementUnavailable }
+        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
+        let sentBefore = record.deleting
+        try await revoke()
+        try checkpoint("delete-revoked")
+        if !record.deleting {
+            record.deleting = true
+            try store.save(record, issuer: issuer, at: Timestamp.now())
+            try checkpoint("delete-marked")
         }
-        if record.keyGenerated, let path = record.keyFile { unlink(path) }
+        do {
+            try await client.delete(management)
+        } catch RegistrationError.managementRefused(let status) where sentBefore {
+            // An earlier run sent the DELETE, and a deleted client's token is refused (RFC 7592
+            // §2.1: 401 for a client that does not exist); a GET tells that from a live client
+            // refusing.
+            if try await isLive(client, management) {
+                record.deleting = false
+                try? store.save(record, issuer: issuer, at: Timestamp.now())
+                throw RegistrationError.managementRefused(status: status)
+            }
+        } catch let error as RegistrationError {
+            // The provider answered, so no DELETE happened in this run: the next one must not
+            // take a refusal for an earlier success. (A lost answer keeps the mark.)
+            if !sentBefore {
+                record.deleting = false
+                try? store.save(record, issuer: issuer, at: Timestamp.now())
+            }
+            throw error
+        }
+        try checkpoint("delete-confirmed")
+        for path in record.generatedKeys + (record.previous?.generatedKeys ?? []) { unlink(path) }
         unlink(profiles.path(for: profile))
         try? AtomicFileWriter.syncDirectory(stateDirectory + "/profiles")
-        checkpoint("delete-profile")
+        try checkpoint("delete-profile")
         try store.delete()
+    }
+
+    private func isLive(_ client: RegistrationClient, _ management: RegistrationManagement) async throws -> Bool {
+        do {
+            _ = try await client.read(management)
+            return true
+        } catch RegistrationError.managementRefused {
+            return false
+        }
     }
 
     // MARK: - Files
@@ -258,23 +398,37 @@ package struct DeviceRegistration: Sendable {
         try ClientKey(pem: pem, algorithm: nil, random: random)
     }
 
-    private func requireSettings() throws -> ProfileSettings {
-        guard let settings = try profiles.load(profile) else { throw RegistrationError.notRegistered(profile: profile) }
-        return settings
+    /// The issuer: the profile's, else the record's file's (a profile already removed).
+    private func issuer(of record: RegistrationRecord) throws -> String {
+        if let settings = try profiles.load(profile) { return settings.client.issuer }
+        guard let issuer = record.issuer else { throw RegistrationError.notRegistered(profile: profile) }
+        return issuer
     }
 
-    private func loadManaged() throws -> (RegistrationRecord, ProfileSettings, RegistrationManagement) {
-        guard let record = try store.load() else { throw RegistrationError.notRegistered(profile: profile) }
-        let settings = try requireSettings()
-        guard let management = record.management else { throw RegistrationError.managementUnavailable }
-        return (record, settings, management)
+    /// A key file name under `keys/` that no file has and no other profile's key can get:
+    /// `preferred` (`NAME.pem`, the first key's documented name) when free, else
+    /// `NAME@<thumbprint>.pem` (`@` is in no profile name).
+    private func freshKeyPath(thumbprint: String, preferred: String?) -> String {
+        if let preferred, access(keyDirectory + "/" + preferred, F_OK) != 0 { return keyDirectory + "/" + preferred }
+        let stem = keyDirectory + "/" + profile + "@" + String(thumbprint.prefix(16))
+        var path = stem + ".pem"
+        var n = 2
+        while access(path, F_OK) == 0 {
+            path = stem + "-\(n).pem"
+            n += 1
+        }
+        return path
     }
 
-    /// Writes `key` owner-only and atomically under `keys/`; the byte copy is zeroed after.
-    private func writeKey(_ key: ClientKey, fileName: String) throws(TokenStoreError) -> String {
+    /// The private key in `path`.
+    private func readKey(_ path: String) throws -> SecretBytes {
+        try ClientKeyFile(path: path).privateKeyPEM()
+    }
+
+    /// Writes `key` owner-only and atomically at `path` under `keys/`; the byte copy is zeroed after.
+    private func writeKey(_ key: ClientKey, path: String) throws(TokenStoreError) {
         var bytes = key.pem.bytes
         defer { bytes.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
-        try PrivateFile.write(bytes, directory: keyDirectory, fileName: fileName)
-        return keyDirectory + "/" + fileName
+        try PrivateFile.write(bytes, directory: keyDirectory, fileName: String(path.dropFirst(keyDirectory.count + 1)))
     }
 }

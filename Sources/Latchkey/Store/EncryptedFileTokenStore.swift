@@ -110,6 +110,7 @@ public final class EncryptedFileTokenStore: TokenStore {
     /// Removes the token file (not the lock, which other processes may hold, nor the key).
     public func delete() throws {
         try validateProfile()
+        try refuseRegistrationRecord()
         if unlink(tokenFilePath) != 0 {
             let code = errno
             if code == ENOENT { return }
@@ -178,11 +179,14 @@ public final class EncryptedFileTokenStore: TokenStore {
         }
         let key = try fileKey(for: file.keyDerivation, creatingMachineKey: false, random: nil)
         let session = try file.open(fileKey: key, expectedProfile: profile, path: path)
+        // A registration record of an earlier release sits at profile `NAME.registration`'s name.
+        guard session.registration == nil else { throw .corrupt(path: path, reason: Self.registrationRecordReason) }
         return session
     }
 
     /// `save(_:)` with the error type spelled out.
     public func saveTyped(_ session: StoredSession) throws(TokenStoreError) {
+        try refuseRegistrationRecord()
         let random = try randomSource()
         let bytes = try sealed(session, random: random)
         try AtomicFileWriter.write(bytes, to: tokenFilePath, directory: stateDirectory,
@@ -271,6 +275,14 @@ public final class EncryptedFileTokenStore: TokenStore {
         let bytes = random.bytes(count)
         guard bytes.count == count else { throw .keyUnavailable("the random source returned \(bytes.count) of \(count) bytes") }
         return bytes
+    }
+
+    static let registrationRecordReason = "it holds a client registration (register), not a session"
+
+    /// Neither replace nor delete a registration record of an earlier release (`NAME.registration.tokens`).
+    private func refuseRegistrationRecord() throws(TokenStoreError) {
+        guard RegistrationStore.holdsRecord(path: tokenFilePath, fileProfile: profile, machineIDPath: machineIDPath) else { return }
+        throw .corrupt(path: tokenFilePath, reason: Self.registrationRecordReason)
     }
 
     private func validateProfile() throws(TokenStoreError) {

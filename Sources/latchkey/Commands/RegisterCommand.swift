@@ -14,9 +14,15 @@ enum RegisterCommand {
         let settings = try access.profiles.load(access.profile)
         var building = DeviceRegistration(stateDirectory: access.stateDirectory, profile: access.profile,
                                           transport: access.transport(settings: settings), random: random)
-        // Test hook (docs/cli.md): stop the process with SIGKILL right after the named write.
-        if let stop = context.environment.lookup("LATCHKEY_TEST_KILL_AT"), !stop.isEmpty {
-            building.checkpoint = { point in if point == stop { kill(getpid(), SIGKILL) } }
+        // Test hooks (docs/cli.md): stop the process with SIGKILL right after the named write, or
+        // fail there as a full disk would.
+        let stop = context.environment.lookup("LATCHKEY_TEST_KILL_AT") ?? ""
+        let fail = context.environment.lookup("LATCHKEY_TEST_FAIL_AT") ?? ""
+        if !stop.isEmpty || !fail.isEmpty {
+            building.checkpoint = { point in
+                if point == stop { kill(getpid(), SIGKILL) }
+                if point == fail { throw TokenStoreError.io(path: point, operation: "write", errno: ENOSPC) }
+            }
         }
         let registration = building
         let json = context.globals.json
@@ -49,12 +55,20 @@ enum RegisterCommand {
     private static func create(_ context: CommandContext, _ access: ProfileAccess, _ registration: DeviceRegistration,
                                existing: ProfileSettings?) async throws -> Int32 {
         let issuer = try context.arguments.required("issuer", why: "to register")
-        if (registration.store.exists || existing != nil) && !context.arguments.has("force") {
-            throw UsageError("profile '\(access.profile)' is already registered or signed in", command: "register",
-                             hint: "pass --force to register it again, or use another --profile")
-        }
-        guard EncryptedFileTokenStore.isValidProfileName(RegistrationStore.fileProfile(access.profile)) else {
-            throw UsageError("profile name '\(access.profile)' is too long to register (at most 51 characters)", command: "register")
+        let record = try registration.resolvedRecord()
+        if !context.arguments.has("force") {
+            // A run stopped after the record and before the profile: this run finishes it.
+            if let record, existing == nil, record.profileJSON != nil {
+                guard sameIssuer(record.issuer, issuer) else {
+                    throw UsageError("profile '\(access.profile)' has an unfinished registration at another issuer",
+                                     command: "register", hint: "remove it with `register --delete`, or pass --force")
+                }
+                return report(context, access, try registration.finish())
+            }
+            if record != nil || existing != nil {
+                throw UsageError("profile '\(access.profile)' is already registered or signed in", command: "register",
+                                 hint: "pass --force to register it again, or use another --profile")
+            }
         }
         let dialectName = try context.arguments.choice("registration-dialect", RegistrationDialect.all.map(\.name), default: "rfc7591")
         let grant = try context.arguments.choice("grant", ["device", "code", "both"], default: "device")
@@ -92,6 +106,15 @@ enum RegisterCommand {
         }
         let immutable = request
         let created = try await TerminationSignals.startWatching().run { try await registration.create(immutable) }
+        return report(context, access, created)
+    }
+
+    private static func sameIssuer(_ a: String?, _ b: String) -> Bool {
+        func trimmed(_ s: String) -> Substring { var s = Substring(s); while s.hasSuffix("/") { s = s.dropLast() }; return s }
+        return a.map { trimmed($0) == trimmed(b) } ?? false
+    }
+
+    private static func report(_ context: CommandContext, _ access: ProfileAccess, _ created: DeviceRegistration.Created) -> Int32 {
         if context.globals.json {
             var members: [(String, JSONValue)] = [("event", "registered"), ("client_id", .string(created.record.registration.clientID)),
                                                   ("auth_method", .string(created.settings.client.authMethod.rawValue))]
@@ -99,7 +122,8 @@ enum RegisterCommand {
             members.append(("management", .bool(created.record.management != nil)))
             event(context, members)
         }
-        context.console.info("Registered as client \(created.record.registration.clientID); sign in with `latchkey"
+        // The client_id is VSCHAR (the library refuses others); printed as server text all the same.
+        context.console.info("Registered as client \(TerminalText.singleLine(created.record.registration.clientID)); sign in with `latchkey"
                              + (access.profile == "default" ? "" : " --profile \(access.profile)") + " login`.\n")
         return 0
     }
