@@ -48,7 +48,10 @@ extension JSONValue {
         }
     }
 
-    /// Appends `s` as a JSON string literal.
+    /// Appends `s` as a JSON string literal. Besides what JSON requires (below U+0020), DEL, C1
+    /// (U+009B is a CSI to a terminal), U+2028/2029 and the bidirectional embedding, override and
+    /// isolate controls are written as `\uXXXX`: a consumer that prints a field (`jq -r`) then
+    /// puts nothing on a screen that a terminal acts on or that reorders the text around it.
     public static func quote(_ s: String, into out: inout String) {
         out += "\""
         for u in s.unicodeScalars {
@@ -58,13 +61,22 @@ extension JSONValue {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where u.value < 0x20:
+            case _ where mustEscape(u.value):
                 let h = String(u.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
             default: out.unicodeScalars.append(u)
             }
         }
         out += "\""
+    }
+
+    /// Below U+0020, U+007F–U+009F, U+2028–U+202E (separators, embeddings, overrides) and
+    /// U+2066–U+2069 (isolates); printable ASCII decides in one comparison.
+    @inline(__always) private static func mustEscape(_ v: UInt32) -> Bool {
+        if v < 0x7F { return v < 0x20 }
+        if v <= 0x9F { return true }
+        if v < 0x2028 || v > 0x2069 { return false }
+        return v <= 0x202E || v >= 0x2066
     }
 }
 
