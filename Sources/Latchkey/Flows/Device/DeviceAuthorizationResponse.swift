@@ -26,6 +26,10 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     public static let maxExpiresIn: Int64 = 86_400
     /// Assumed lifetime when `expires_in` is missing.
     public static let defaultExpiresIn: Int64 = 1800
+    /// The longest `user_code` accepted, in characters. RFC 8628 §6.1 asks for a code short enough
+    /// to type (its examples have 8); 64 leaves room for any provider's grouping while keeping a
+    /// screen or a kiosk line from being filled with server text.
+    public static let maxUserCodeLength = 64
 
     /// Makes a value.
     public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
@@ -55,6 +59,10 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         guard let userCode = object.string("user_code"), !userCode.isEmpty else {
             throw .protocolViolation("device authorization response has no user_code")
         }
+        // The code is shown to a person on terminals, in JSON events and on a kiosk screen.
+        guard isTypableUserCode(userCode) else {
+            throw .protocolViolation("device authorization response has a user_code that is not 1 to \(maxUserCodeLength) printable ASCII characters")
+        }
         guard let uri = object.string("verification_uri") ?? object.string("verification_url"), !uri.isEmpty else {
             throw .protocolViolation("device authorization response has no verification_uri")
         }
@@ -74,6 +82,14 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         return DeviceAuthorizationResponse(deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
                                            verificationURIComplete: complete,
                                            expiresIn: expiresIn, interval: interval, message: object.string("message"))
+    }
+
+    /// RFC 8628 §6.1 asks for a code a person can read and type: printable ASCII (U+0020–U+007E),
+    /// no space at either end, 1 to `maxUserCodeLength` characters. Nothing else is shown.
+    static func isTypableUserCode(_ code: String) -> Bool {
+        let bytes = code.utf8
+        guard !bytes.isEmpty, bytes.count <= maxUserCodeLength, bytes.first != 0x20, bytes.last != 0x20 else { return false }
+        return bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
     }
 
     /// Throws unless `text` is an `HTTPURL`: https, or http to a loopback host, printable RFC 3986
