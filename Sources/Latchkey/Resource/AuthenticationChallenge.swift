@@ -55,7 +55,8 @@ struct ChallengeScanner {
             while i + equals < bytes.count, bytes[i + equals] == 61 { equals += 1 }
             let next = i + equals < bytes.count ? bytes[i + equals] : 44
             if equals == 1, next == 34 || Self.isTokenByte(next) || next == 32 {
-                // `name=value`: a param of the current challenge.
+                // `name=value`: a param of the current challenge; its name is a token (no `/`).
+                guard Self.isToken(first) else { return nil }
                 i += 1
                 skip { $0 == 32 || $0 == 9 }
                 guard let value = quotedOrToken() else { return nil }
@@ -66,6 +67,7 @@ struct ChallengeScanner {
                 i += equals
                 afterScheme = false
             } else {
+                guard Self.isToken(first) else { return nil }
                 if let c = current { result.append(AuthenticationChallenge(scheme: c.scheme, parameters: c.params)) }
                 current = (first, [])
                 afterScheme = true
@@ -83,6 +85,12 @@ struct ChallengeScanner {
     private static func isTokenByte(_ c: UInt8) -> Bool { c == UInt8(ascii: "/") || HeaderName.isTokenCharacter(c) }
 
 
+    /// RFC 9110 §5.6.2 `token`, as a scheme and a parameter name must be.
+    private static func isToken(_ s: String) -> Bool { s.utf8.allSatisfy(HeaderName.isTokenCharacter) }
+
+    /// RFC 9110 §5.6.4: qdtext and quoted-pair allow HTAB, SP, VCHAR and obs-text, no other control.
+    private static func isQuotedTextByte(_ c: UInt8) -> Bool { c == 9 || (c >= 0x20 && c != 0x7F) }
+
     private mutating func token() -> String? {
         let start = i
         skip(Self.isTokenByte)
@@ -97,8 +105,9 @@ struct ChallengeScanner {
             let c = bytes[i]
             i += 1
             if c == 34 { return String(decoding: out, as: UTF8.self) }
+            guard Self.isQuotedTextByte(c) else { return nil }
             if c == 92 {
-                guard i < bytes.count else { return nil }
+                guard i < bytes.count, Self.isQuotedTextByte(bytes[i]) else { return nil }
                 out.append(bytes[i])
                 i += 1
             } else {
