@@ -19,7 +19,14 @@ public actor Session: TokenSource {
     let clientKey: (any ClientKeySource)?
     let clientAuthentication: (any RequestAuthenticator)?
     let mutualTLS: MutualTLS?
-    let nonces = ServerNonces()
+    /// What the session did on its own (refused or unsaved nonces), for a program's `-v`.
+    public nonisolated let notes: SessionNotes
+    let nonces: ServerNonces
+    /// The resource origins whose nonce this process has written to the token file: a nonce is
+    /// saved when it answered a `use_dpop_nonce` challenge, else once per origin per process, so a
+    /// server that rotates its nonce on every answer does not rewrite the file (two fsyncs, the
+    /// lock) on every request.
+    var savedNonceKeys: Set<String> = []
     /// The session's DPoP key, decoded once per process.
     let keys = DPoPKeyCache()
     let keySets: KeySetCache
@@ -47,6 +54,9 @@ public actor Session: TokenSource {
                 mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil,
                 defaultMargin: RefreshMargin = .standard) {
         self.configuration = configuration
+        let notes = SessionNotes()
+        self.notes = notes
+        self.nonces = ServerNonces(notes: notes)
         self.defaultMargin = defaultMargin
         self.store = store
         self.transports = transports
@@ -133,7 +143,7 @@ public actor Session: TokenSource {
     /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
         let refresher = Refresher(configuration: configuration, store: store, binding: try binding(), keys: keys,
-                                  keySets: keySets, time: time)
+                                  keySets: keySets, time: time, notes: notes)
         do {
             let outcome = try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
             record(skew: outcome.skew)

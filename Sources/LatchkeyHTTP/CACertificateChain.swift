@@ -7,12 +7,14 @@ final class CACertificateChain: @unchecked Sendable {
     let chain: UnsafeMutablePointer<mbedtls_x509_crt>
 
     init(path: String) throws(HTTPError) {
-        try Self.checkReadable(path)
+        var bytes = try Self.readTrusted(path)
+        // mbedTLS parses PEM only from a NUL-terminated buffer whose length counts the NUL.
+        bytes.append(0)
         // Parse into a local first: a throwing class init that had set every property would still run
         // deinit, which must then not free a chain already freed here.
         let parsed = UnsafeMutablePointer<mbedtls_x509_crt>.allocate(capacity: 1)
         mbedtls_x509_crt_init(parsed)
-        let rc = mbedtls_x509_crt_parse_file(parsed, path)
+        let rc = bytes.withUnsafeBufferPointer { mbedtls_x509_crt_parse(parsed, $0.baseAddress, $0.count) }
         // A positive result counts certificates that failed to parse; keep the rest, as curl does,
         // but an empty chain can verify nothing.
         if rc < 0 || parsed.pointee.version == 0 {
@@ -23,10 +25,16 @@ final class CACertificateChain: @unchecked Sendable {
         chain = parsed
     }
 
-    /// Throws `.unreadableCABundle` unless `path` opens as a regular file: a bundle that is named
-    /// (by the program or the environment) but missing or unreadable is the caller's setting to
-    /// fix, not a network failure. O_NONBLOCK: a FIFO planted there must not hang.
-    static func checkReadable(_ path: String) throws(HTTPError) {
+    /// The largest bundle read (the system bundles are about 200 KB).
+    static let sizeLimit = 16 << 20
+
+    /// The bundle's bytes, read from the descriptor that was checked, so the file checked is the
+    /// file parsed. Throws `.unreadableCABundle` unless `path` opens as a regular file (a bundle that
+    /// is named but missing is the caller's setting to fix, not a network failure), and
+    /// `.untrustedCABundle` when anyone but this user and root can write the file or a folder
+    /// above it: they would choose which servers are trusted, and so who receives the tokens.
+    /// O_NONBLOCK: a FIFO planted there must not hang.
+    static func readTrusted(_ path: String) throws(HTTPError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadableCABundle(path: path, errno: errno) }
         defer { close(fd) }
@@ -34,6 +42,23 @@ final class CACertificateChain: @unchecked Sendable {
         guard fstat(fd, &info) == 0 else { throw .unreadableCABundle(path: path, errno: errno) }
         let type = info.st_mode & S_IFMT
         guard type == S_IFREG else { throw .unreadableCABundle(path: path, errno: type == S_IFDIR ? EISDIR : EINVAL) }
+        // The folders by path, the file by its descriptor: once no folder above it can be written by
+        // someone else, nobody else can have swapped the file between the walk and the open.
+        if let writer = ForeignWriter.of(path) ?? ForeignWriter.check(path, info: info) {
+            throw .untrustedCABundle(path: path, writer: writer)
+        }
+        guard Int(info.st_size) <= sizeLimit else { throw .unreadableCABundle(path: path, errno: EFBIG) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .unreadableCABundle(path: path, errno: errno) }
+            if n == 0 { break }
+            filled += n
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
     }
 
     /// The `tlsFailure` reason when no CA bundle was found at all.

@@ -65,6 +65,13 @@ extension HTTPClient {
         return false
     }
 
+    /// Checks a CA bundle as every TLS session will before trusting it: readable, a regular file, and
+    /// writable by nobody but this user and root, the folders above it included. For a program that
+    /// remembers a bundle, so that a bad one is refused when it is named rather than at first use.
+    public static func checkCABundle(_ path: String) throws(HTTPError) {
+        _ = try CACertificateChain.readTrusted(path)
+    }
+
     /// The CA bundle to use: `explicit` (the program's own setting for this run), then
     /// `SSL_CERT_FILE`, then `remembered` (a default the program stored, such as a profile's bundle
     /// from its login), then the first readable system bundle. A named path is returned even if

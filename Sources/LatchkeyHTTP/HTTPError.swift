@@ -1,6 +1,7 @@
 /// Why an HTTP exchange failed. Every case is a network-class failure (CLI exit code 6) except
 /// `protocolViolation`, which means the server broke HTTP (exit code 7), and
-/// `unreadableCABundle`, a local setting (exit code 2).
+/// `unreadableCABundle`, a local setting (exit code 2), and `untrustedCABundle`, a local storage
+/// failure (exit code 9).
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is unusable: not http(s), no host, or `http://` to a non-loopback host.
     case invalidURL(String)
@@ -31,6 +32,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// missing, not permitted, or not a regular file. Nothing was sent; a setting to fix, not a
     /// network failure.
     case unreadableCABundle(path: String, errno: Int32)
+    /// Someone other than this user and root can write the CA bundle or a folder above it
+    /// (`ForeignWriter`), so they could choose which servers are trusted. Nothing was sent; a local
+    /// storage failure (exit code 9).
+    case untrustedCABundle(path: String, writer: ForeignWriter)
 
     public var description: String {
         switch self {
@@ -48,6 +53,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tlsNotSpoken(let h, let p):
             return "cannot talk to \(h):\(p): the server does not speak TLS here (it answered in plain text)"
         case .unreadableCABundle(let path, let code): return "cannot read the CA bundle \(path): \(ErrnoText.describe(code))"
+        case .untrustedCABundle(let path, let writer):
+            return "refusing the CA bundle \(path): \(writer) (only you or root may be able to change it)"
         }
     }
 }

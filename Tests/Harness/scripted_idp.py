@@ -123,6 +123,10 @@ SCENARIOS: dict[str, dict] = {
                              id_token_sub="user\x1b[2K\rroot\u009b31m"),
     "terminal-escapes-denied": dict(outcome="deny", deny_error="access_denied", message=True,
                                     deny_description="Denied\x1b]0;owned\x07\x1b[1A\x1b[2K by policy"),
+    # Every answer carries a header with ESC/OSC, a C1 CSI (U+009B) and U+202E as raw UTF-8 bytes: what
+    # `-v` prints of it must reach the terminal as visible escapes (issue 37 §3).
+    "hostile-headers": dict(outcome="deny", deny_error="access_denied", hostile_header=True, message=True,
+                            deny_description="Denied\x1b]0;owned\x07 by policy"),
     "verification-uri-plain-http": dict(verification_uri="http://phish.example/device", complete=False),
     "verification-uri-javascript": dict(verification_uri_complete="javascript:alert(1)//https://ok.example/"),
     # A refresh whose new ID token names another subject (OIDC Core §12.2 refuses it).
@@ -145,6 +149,10 @@ SCENARIOS: dict[str, dict] = {
     # Every nonce is "stale": the retry is challenged again (a client must stop: exit 7).
     "dpop-nonce-twice": dict(dpop=True, dpop_nonce_token=True, dpop_nonce_rotate=True),
     "dpop-nonce-twice-resource": dict(dpop=True, dpop_nonce_resource=True, dpop_nonce_rotate=True),
+    # The first /resource call is refused (`DPoP error="invalid_token"`) with an 8,000-byte DPoP-Nonce of
+    # bytes that are not UTF-8: stored unchecked it tripled in size and made the save after the
+    # rotated refresh token fail on a nearly full disk (issue 37 §1).
+    "dpop-resource-huge-nonce": dict(dpop=True, resource_rejects_first=True, resource_huge_nonce=True),
     # Ignores the proof and issues a Bearer token (under --dpop always: exit 7).
     "dpop-bearer-answer": dict(dpop=True, dpop_bearer_answer=True),
     # Binds the token to some other key's thumbprint (cnf.jkt mismatch: exit 7).
@@ -160,8 +168,9 @@ SCENARIOS: dict[str, dict] = {
     "par-no-request-uri": dict(par=True, par_answer={"expires_in": 60}),
     # The request_uri is refused at /authorize as expired (invalid_request_uri on the redirect).
     "par-expired": dict(par=True, par_required=True, par_expired=True),
-    # Like idpyoidc: an OpenID request by reference also needs response_type and scope in the URL
-    # (OpenID Connect Core §6.2), equal to the pushed values (400 without them).
+    # Like idpyoidc 5.0.0: an OpenID request by reference also needs response_type and scope
+    # (OpenID Connect Core §6.2), redirect_uri and, for offline_access, prompt (§11) in the URL,
+    # equal to the pushed values (400 without them).
     "par-oidc-strict": dict(par=True, par_required=True, par_oidc_strict=True),
     # The client-credentials grant (RFC 6749 §4.4), for confidential clients (HTTP Basic or
     # client_secret_post); no refresh token, no ID token. Access tokens live --at-ttl seconds.
@@ -453,12 +462,19 @@ class Handler(BaseHTTPRequestHandler):
         if pending is None:
             return
         status, body, content_type, headers = pending
+        if self.state.k.get("hostile_header"):
+            # The body as a hostile server writes it: raw ESC/OSC/BEL bytes in a JSON string.
+            body = body.replace(b"\\u001b", b"\x1b").replace(b"\\u0007", b"\x07")
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         for k, v in (headers or {}).items():
             self.send_header(k, v)
+        if self.state.k.get("hostile_header"):
+            # http.server writes header values as latin-1, so these code points go out as the bytes
+            # of U+009B (C2 9B) and U+202E (E2 80 AE); C0 controls are refused by the header parser.
+            self.send_header("X-Hostile", "a\xc2\x9b31mb\xe2\x80\xaec")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -1065,12 +1081,14 @@ class Handler(BaseHTTPRequestHandler):
             self._record(params, 302, "authorize-request-uri-expired")
             return None
         # RFC 9101 §5: pushed values may be repeated in the URL; they must then be the same.
-        repeated = {"response_type", "scope"}
+        repeated = {"response_type", "scope", "redirect_uri", "prompt"}
         extra = sorted(n for n in set(params) - {"client_id", "request_uri"}
                        if n not in repeated or params[n] != pushed.get(n))
-        openid = "openid" in pushed.get("scope", "").split()
-        if st.k.get("par_oidc_strict") and openid and not repeated <= set(params):
-            self._send(400, b"response_type and scope are required beside request_uri", "text/plain")
+        scopes = pushed.get("scope", "").split()
+        required = {"response_type", "scope", "redirect_uri"} | ({"prompt"} if "offline_access" in scopes else set())
+        if st.k.get("par_oidc_strict") and "openid" in scopes and not required <= set(params):
+            self._send(400, b"response_type, scope, redirect_uri (and prompt for offline_access) are required beside request_uri",
+                       "text/plain")
             self._record(params, 400, "authorize-missing-oidc-parameters")
             return None
         if extra:
@@ -1141,8 +1159,11 @@ class Handler(BaseHTTPRequestHandler):
             return self._record(params, 401, "resource-unauthenticated", resource_call=call)
         if subject is None or (call == 1 and st.k.get("resource_rejects_first")) or st.k.get("resource_rejects_always"):
             why = "unknown or revoked token" if subject is None else "rejected by the scenario"
-            self._send(401, b'{"error":"invalid_token"}',
-                       headers={"WWW-Authenticate": challenge + ', error="invalid_token", error_description="' + why + '"'})
+            headers = {"WWW-Authenticate": challenge + ', error="invalid_token", error_description="' + why + '"'}
+            if st.k.get("resource_huge_nonce"):
+                # http.server writes header values as latin-1: each \xff is one byte 0xFF on the wire.
+                headers = {"WWW-Authenticate": 'DPoP error="invalid_token", algs="ES256"', "DPoP-Nonce": "\xff" * 8000}
+            self._send(401, b'{"error":"invalid_token"}', headers=headers)
             return self._record(params, 401, "resource-rejected", resource_call=call, reason=why)
         self._json(200, {"resource": "scripted", "subject": subject})
         self._record(params, 200, "resource", resource_call=call, subject=subject)

@@ -77,7 +77,7 @@ import LatchkeyTesting
         let store = MemoryTokenStore(try Self.boundSession())
         let url = try HTTPURL.parse("https://api.example/v1/items")
         await session(store).rememberNonce("rs-nonce-1", for: url)
-        #expect(store.session?.dpop?.nonces["https://api.example"] == "rs-nonce-1")
+        #expect(store.session?.dpop?.nonces["resource https://api.example"] == "rs-nonce-1")
         #expect(store.session?.token == (try Self.boundSession()).token, "the tokens are untouched")
         // Another process (a new Session over the same store): its first proof carries the nonce.
         let proof = try await session(store).dpopProof(method: "GET", url: url, accessToken: "at-1")
@@ -99,7 +99,7 @@ import LatchkeyTesting
         try store.save(refreshed)
         await s.rememberNonce("n", for: try HTTPURL.parse("https://api.example/x"))
         #expect(store.session?.token.accessToken == "at-2" && store.session?.token.refreshToken == "rt-2")
-        #expect(store.session?.dpop?.nonces["https://api.example"] == "n")
+        #expect(store.session?.dpop?.nonces["resource https://api.example"] == "n")
         try store.delete()
         await s.rememberNonce("m", for: try HTTPURL.parse("https://api.example/x"))
         #expect(store.session == nil, "a nonce recreated a logged-out session")

@@ -35,7 +35,8 @@ struct DPoPAuthenticator: RequestAuthenticator {
     public func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool {
         guard Self.applies(to: request.role), let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty else { return false }
         let previous = context.serverNonce(for: request.url)
-        context.nonces.remember(nonce, for: request.url)
+        // A nonce outside the grammar is neither kept nor sent, so it cannot earn a retry either.
+        guard context.nonces.remember(nonce, for: request.url) else { return false }
         return Self.isNonceError(response) && nonce != previous
     }
 

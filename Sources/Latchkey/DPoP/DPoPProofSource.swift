@@ -8,6 +8,16 @@ public protocol DPoPProofSource: Sendable {
     func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String
     /// Remembers the `DPoP-Nonce` that `url`'s server sent, for the next proof to it.
     func rememberNonce(_ nonce: String, for url: HTTPURL) async
+    /// Remembers it; `challenged` when it came with a `use_dpop_nonce` challenge, the answer it
+    /// changed (a source may keep such a nonce where it keeps others only once).
+    func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async
+}
+
+extension DPoPProofSource {
+    /// A source that makes no difference between the two keeps every nonce alike.
+    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async {
+        await rememberNonce(nonce, for: url)
+    }
 }
 
 extension StoredSession {

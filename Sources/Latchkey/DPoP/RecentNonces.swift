@@ -36,11 +36,19 @@ public struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     }
 
     /// Makes `nonce` the one for `origin`, now the most recent; the oldest origin goes beyond `limit`.
-    public mutating func remember(_ nonce: String, for origin: String) {
+    /// A nonce outside `DPoPNonce`'s grammar or size is not kept (false), so neither a server nor a
+    /// tampered file can grow what is stored: at most `limit` × `DPoPNonce.maximumLength` bytes.
+    @discardableResult
+    public mutating func remember(_ nonce: String, for origin: String) -> Bool {
+        guard DPoPNonce.isValid(nonce), origin.utf8.count <= Self.originLimit else { return false }
         entries.removeAll { $0.origin == origin }
         entries.append((origin, nonce))
         if entries.count > Self.limit { entries.removeFirst(entries.count - Self.limit) }
+        return true
     }
+
+    /// The longest origin key kept (a holder's prefix, scheme, host and port).
+    public static let originLimit = 300
 
     /// Puts `older` (what a file held) before what is remembered here: an origin heard here keeps
     /// its nonce, and the oldest go first beyond `limit`.

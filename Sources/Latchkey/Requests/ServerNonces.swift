@@ -6,20 +6,48 @@ import Synchronization
 /// next proof carries the latest one. A session keeps them in its token file.
 public final class ServerNonces: Sendable {
     private let values: Mutex<RecentNonces>
+    private let refusedCount = Atomic<Int>(0)
+    /// Told about each refused nonce (a session's notes), if any.
+    let notes: SessionNotes?
 
     /// Starts with `initial` (origin → nonce), e.g. what a session file remembered.
     public init(_ initial: [String: String] = [:]) {
+        notes = nil
         values = Mutex(RecentNonces(initial.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
     /// Starts with `initial`, in its order.
-    public init(recent initial: RecentNonces) { values = Mutex(initial) }
+    public init(recent initial: RecentNonces) {
+        notes = nil
+        values = Mutex(initial)
+    }
 
-    /// The nonce for `url`'s origin.
-    public func nonce(for url: HTTPURL) -> String? { values.withLock { $0[url.origin] } }
+    /// Starts empty; refusals are posted to `notes`.
+    init(notes: SessionNotes) {
+        self.notes = notes
+        values = Mutex(RecentNonces())
+    }
 
-    /// Remembers `nonce` for `url`'s origin, replacing an older one.
-    public func remember(_ nonce: String, for url: HTTPURL) { values.withLock { $0.remember(nonce, for: url.origin) } }
+    /// The nonce `holder` at `url`'s origin gave last.
+    public func nonce(for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> String? {
+        values.withLock { $0[holder.key(url.origin)] }
+    }
+
+    /// Remembers `nonce` for `holder` at `url`'s origin, replacing an older one. A nonce outside
+    /// RFC 9449's grammar or longer than `DPoPNonce.maximumLength` is neither kept nor sent: false,
+    /// and counted in `refused`.
+    @discardableResult
+    public func remember(_ nonce: String, for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> Bool {
+        let kept = values.withLock { $0.remember(nonce, for: holder.key(url.origin)) }
+        if !kept {
+            refusedCount.add(1, ordering: .relaxed)
+            notes?.post(.nonceRefused(origin: url.origin, length: nonce.utf8.count))
+        }
+        return kept
+    }
+
+    /// How many nonces this process refused (`-v` reports them).
+    public var refused: Int { refusedCount.load(ordering: .relaxed) }
 
     /// Adds `remembered` (origin → nonce, e.g. from a session file) where no newer nonce is held.
     public func merge(_ remembered: [String: String]) {

@@ -75,7 +75,7 @@ public struct AuthorizedTransport: HTTPTransport {
     }
 
     /// Sends with `token`, following same-origin redirects; also says whether the final answer
-    /// brought a `DPoP-Nonce`.
+    /// brought a `DPoP-Nonce` that may be sent (RFC 9449 grammar and size).
     private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, rule: RetryRule,
                                          streaming: HTTPBodySinkChooser?) async throws -> (HTTPResponse, Bool) {
         var current = request
@@ -102,10 +102,14 @@ public struct AuthorizedTransport: HTTPTransport {
             } else {
                 response = try await base.send(authorized)
             }
+            // Only a DPoP-bound token's proofs carry a nonce, and only a valid one is a new nonce.
             let nonce = response.header("DPoP-Nonce").flatMap { $0.isEmpty ? nil : $0 }
-            if let nonce, let proofs { await proofs.rememberNonce(nonce, for: current.url) }
+                .flatMap { TokenBinding(token) == .dpop ? $0 : nil }
+            if let nonce, let proofs {
+                await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPAuthenticator.isNonceError(response))
+            }
             guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
-            else { return (response, nonce != nil) }
+            else { return (response, nonce.map(DPoPNonce.isValid) ?? false) }
             redirects += 1
             current = RedirectStatus.followUp(current, status: response.status, to: next)
         }

@@ -9,6 +9,14 @@ public enum RefreshMargin: Sendable, Equatable {
     case standard
     /// Exactly this many seconds, whatever the lifetime (an explicit `--min-ttl`).
     case seconds(Double)
+    /// A profile's remembered margin (`config set min-ttl`): this many seconds while that is less
+    /// than the token's lifetime. A margin at least as long as the lifetime would refresh on every
+    /// use, on every device the setting reached, so the standard rule applies then
+    /// (`overrunsLifetime` tells a program to say so).
+    case profileDefault(Double)
+
+    /// The largest margin a profile may remember: a day. Longer would make every token due.
+    public static let profileCeiling: Double = 86_400
 
     /// The standard margin for tokens that live long enough: 60 s.
     public static let standardSeconds: Double = 60
@@ -18,11 +26,22 @@ public enum RefreshMargin: Sendable, Equatable {
     public func seconds(for session: StoredSession) -> Double {
         switch self {
         case .seconds(let seconds): return seconds
+        case .profileDefault(let seconds):
+            return overrunsLifetime(of: session) ? RefreshMargin.standard.seconds(for: session) : min(seconds, Self.profileCeiling)
         case .standard:
             guard let expiresAt = session.token.expiresAt else { return Self.standardSeconds }
             let lifetime = expiresAt.timeIntervalSince(session.updatedAt)
             return lifetime > 0 && lifetime < Self.standardSeconds ? lifetime / 2 : Self.standardSeconds
         }
+    }
+}
+
+extension RefreshMargin {
+    /// True for a profile's margin that is not less than `session`'s token lifetime (from when it
+    /// was obtained to its expiry), which is then not used.
+    public func overrunsLifetime(of session: StoredSession) -> Bool {
+        guard case .profileDefault(let seconds) = self, let expiresAt = session.token.expiresAt else { return false }
+        return min(seconds, Self.profileCeiling) >= expiresAt.timeIntervalSince(session.updatedAt)
     }
 }
 

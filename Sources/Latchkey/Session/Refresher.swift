@@ -14,6 +14,8 @@ struct Refresher: Sendable {
     let keys: DPoPKeyCache
     let keySets: KeySetCache
     let time: any TimeSource
+    /// Where a save without the nonces is noted.
+    var notes: SessionNotes? = nil
 
     /// The session as saved (or as found fresh), and the clock skew the answer measured.
     struct Outcome: Sendable {
@@ -69,11 +71,14 @@ struct Refresher: Sendable {
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
-        // Before the request: once the provider has rotated the refresh token, a save that fails for
-        // lack of space would lose the session.
-        let reserved = try reserve()
-        defer { reserved.release() }
         let (client, bound) = try client(for: session)
+        // Before the request: once the provider has rotated the refresh token, a save that fails for
+        // lack of space would lose the session. Sized from what will be written: the session with
+        // every nonce this process holds, not the file as it was read.
+        var planned = session
+        planned.dpop?.nonces = bound.nonces.recent
+        let reserved = try reserve(for: planned)
+        defer { reserved.release() }
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken: refreshToken)
@@ -118,7 +123,7 @@ struct Refresher: Sendable {
         }
         // Save before returning or throwing: a rotated refresh token must never be lost, even when the
         // new ID token is refused (the last verified one is kept then).
-        do { try reserved.save(updated) } catch { throw .storage(error) }
+        updated = try save(updated, into: reserved)
         if let verificationError { throw verificationError }
         return Outcome(session: updated, skew: skew)
     }
@@ -128,16 +133,18 @@ struct Refresher: Sendable {
     /// its stored session (nothing a person can sign in again to fix); what the server sent is
     /// reported as it is.
     func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
-        let reserved = try reserve()
-        defer { reserved.release() }
         let (client, bound) = try client(for: session)
+        var planned = session
+        planned.dpop?.nonces = bound.nonces.recent
+        let reserved = try reserve(for: planned)
+        defer { reserved.release() }
         let response = try await client.clientCredentials()
         let now = time.now()
         var updated = session
         updated.token = ClientCredentialsToken.token(from: response, at: now)
         updated.updatedAt = now
         updated.dpop?.nonces = bound.nonces.recent
-        do { try reserved.save(updated) } catch { throw .storage(error) }
+        updated = try save(updated, into: reserved)
         return Outcome(session: updated, skew: ClockSkew.measure(serverDate: response.serverDate, localNow: now))
     }
 
@@ -150,7 +157,25 @@ struct Refresher: Sendable {
         return (client, bound)
     }
 
-    private func reserve() throws(LatchkeyError) -> any ReservedSave {
-        do { return try store.reserveSave() } catch { throw .storage(error) }
+    private func reserve(for session: StoredSession) throws(LatchkeyError) -> any ReservedSave {
+        do { return try store.reserveSave(for: session) } catch { throw .storage(error) }
+    }
+
+    /// Saves the refreshed `session`. Should that fail, it is saved once more without the nonces:
+    /// they only spare the next request a round trip, while the rotated refresh token it carries is
+    /// the only one left. The first failure is reported when the second save fails too.
+    func save(_ session: StoredSession, into reserved: any ReservedSave) throws(LatchkeyError) -> StoredSession {
+        do {
+            try reserved.save(session)
+            return session
+        } catch {
+            guard let dpop = session.dpop, !dpop.nonces.isEmpty else { throw .storage(error) }
+            reserved.release()
+            var lean = session
+            lean.dpop?.nonces = RecentNonces()
+            do { try store.save(lean) } catch { throw .storage(error) }
+            notes?.post(.savedWithoutNonces)
+            return lean
+        }
     }
 }

@@ -14,34 +14,44 @@ extension Session: DPoPProofSource {
         }
         guard let session, let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
         nonces.merge(dpop.nonces)
-        return try session.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url),
+        return try session.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url, from: .resourceServer),
                                      at: time.now(), random: random, key: try keys.key(for: dpop, random: random))
     }
 
     /// Remembers a resource server's nonce, for this process and in the token file, so the next
     /// process's first proof to that server carries it (the authorization server's is saved with
-    /// each sign-in and refresh).
+    /// each sign-in and refresh). The file is written only for a nonce that answered a challenge
+    /// or the first from that server in this process, and never for a session without DPoP.
     public func rememberNonce(_ nonce: String, for url: HTTPURL) async {
-        nonces.remember(nonce, for: url)
-        await saveNonce(nonce, origin: url.origin)
+        await rememberNonce(nonce, for: url, challenged: false)
+    }
+
+    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async {
+        guard nonces.remember(nonce, for: url, from: .resourceServer) else { return }
+        // Before the lock: a session this process knows to be unbound has nowhere to keep it.
+        if let current, current.dpop == nil { return }
+        let key = NonceHolder.resourceServer.key(url.origin)
+        guard challenged || !savedNonceKeys.contains(key) else { return }
+        savedNonceKeys.insert(key)
+        await saveNonce(nonce, key: key, origin: url.origin)
     }
 
     /// Writes `nonce` into the stored session under the store's lock, over the tokens stored then
     /// (another process may have refreshed). Best effort, never at the cost of the tokens: nothing
     /// is written when there is no bound session (logged out meanwhile) or the nonce is already
     /// there, and a failed write leaves the file as it was (saves are atomic); a nonce only saves
-    /// the next process one round trip.
-    private func saveNonce(_ nonce: String, origin: String) async {
+    /// the next process one round trip, so a failure is only noted (`-v`).
+    private func saveNonce(_ nonce: String, key: String, origin: String) async {
         let store = self.store
         do {
             try await store.withLock {
-                guard var session = try store.load(), var dpop = session.dpop, dpop.nonces[origin] != nonce else { return }
-                dpop.nonces.remember(nonce, for: origin)
+                guard var session = try store.load(), var dpop = session.dpop, dpop.nonces[key] != nonce else { return }
+                dpop.nonces.remember(nonce, for: key)
                 session.dpop = dpop
                 try store.save(session)
             }
         } catch {
-            return
+            notes.post(.nonceNotSaved(origin: origin, reason: "\(error)"))
         }
     }
 }

@@ -133,13 +133,20 @@ public final class EncryptedFileTokenStore: TokenStore {
     /// Creates the token file's temporary file now and reserves on disk the current file's size
     /// plus `reservationMargin`; the save then writes into that space. Throws
     /// `.reservationFailed` (the disk is full) without touching the token file.
-    public func reserveSave() throws -> any ReservedSave {
+    public func reserveSave() throws -> any ReservedSave { try reserveSave(sizing: nil) }
+
+    /// Reserves the larger of the current file and `session` sealed, plus `reservationMargin`: the
+    /// session a refresh saves can carry more than the file held (the nonces this process heard).
+    public func reserveSave(for session: StoredSession) throws -> any ReservedSave { try reserveSave(sizing: session) }
+
+    private func reserveSave(sizing session: StoredSession?) throws -> any ReservedSave {
         try validateProfile()
         try StateDirectory.ensure(stateDirectory)
         var info = stat()
         let current = lstat(tokenFilePath, &info) == 0 ? Int(info.st_size) : 0
+        let planned = session.map { TokenFile.sealedSizeBound($0) } ?? 0
         let staged = try StagedFile.create(path: tokenFilePath, directory: stateDirectory, fileName: profile + ".tokens",
-                                           random: try randomSource(), reserving: current + Self.reservationMargin,
+                                           random: try randomSource(), reserving: max(current, planned) + Self.reservationMargin,
                                            reserve: spaceReserver.reserve)
         return FileReservedSave(store: self, staged: staged)
     }

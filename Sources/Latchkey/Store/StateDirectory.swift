@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import Glibc
 
 /// The folder holding token files, keys and locks (cli.md "Files").
@@ -61,10 +62,24 @@ enum StateDirectory {
                 throw .unsafePermissions(path: path, reason: "not a directory")
             }
             try checkDirectory(info, path: path)
+            try checkAncestors(path)
             return true
         }
         try checkDirectory(info, path: path)
+        try checkAncestors(path)
         return true
+    }
+
+    /// The folders above the state folder, by the rule every trust-deciding file follows
+    /// (`ForeignWriter`): whoever can write one of them can rename the state folder away and put
+    /// their own, with their keys and tokens, in its place. A sticky folder such as /tmp is fine.
+    static func checkAncestors(_ path: String) throws(TokenStoreError) {
+        let absolute = ForeignWriter.absolute(trimmingTrailingSlashes(path))
+        guard let cut = absolute.lastIndex(of: "/") else { return }
+        let parent = cut == absolute.startIndex ? "/" : String(absolute[..<cut])
+        if let writer = ForeignWriter.of(parent) {
+            throw .unsafePermissions(path: path, reason: "\(writer), a folder above it (only you or root may be able to write there)")
+        }
     }
 
     /// Owner is the effective user and group/others cannot write.

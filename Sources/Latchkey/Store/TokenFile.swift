@@ -173,6 +173,14 @@ package struct TokenFile: Sendable, Equatable {
 
     /// Encrypts `session` under `fileKey`. The caller supplies the KDF parameters it used to make
     /// `fileKey` and a fresh random nonce. `path` only labels the errors.
+    /// At least the size of `session`'s token file: its payload, the GCM tag and room for the
+    /// largest header (the profile name, the key derivation), without sealing it (no key needed).
+    static func sealedSizeBound(_ session: StoredSession) -> Int {
+        var plaintext = StoredSessionPayload.encode(session)
+        defer { plaintext.withUnsafeMutableBytes { Self.zeroize($0) } }
+        return plaintext.count + tagByteCount + 1024
+    }
+
     public static func seal(_ session: StoredSession, keySource: KeySource.Kind, keyDerivation: TokenFileKeyDerivation,
                             nonce: [UInt8], fileKey: SecretBytes, path: String = "token file") throws(TokenStoreError) -> TokenFile {
         let profile = session.profile

@@ -24,6 +24,8 @@ public protocol TokenStore: Sendable {
     /// a one-use refresh token at the provider, so a save that fails after it loses the session;
     /// when this throws, nothing is sent. The default reserves nothing and saves with `save`.
     func reserveSave() throws -> any ReservedSave
+    /// As `reserveSave()`, sized for saving `session` (what will be written, not what was read).
+    func reserveSave(for session: StoredSession) throws -> any ReservedSave
     /// Remembers how the last refresh attempt ended, best effort (never throws), for `status`;
     /// called under the lock. The default forgets it.
     func recordRefresh(_ attempt: RefreshAttempt)
@@ -34,6 +36,8 @@ public protocol TokenStore: Sendable {
 extension TokenStore {
     /// Reserves nothing: the save is an ordinary `save`.
     public func reserveSave() throws -> any ReservedSave { UnreservedSave(store: self) }
+    /// As `reserveSave()`: a store that reserves nothing has nothing to size.
+    public func reserveSave(for session: StoredSession) throws -> any ReservedSave { try reserveSave() }
     /// Forgets it.
     public func recordRefresh(_ attempt: RefreshAttempt) {}
     /// None known.

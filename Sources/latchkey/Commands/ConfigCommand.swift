@@ -1,3 +1,4 @@
+import LatchkeyHTTP
 import Latchkey
 import LatchkeyJOSE
 
@@ -76,9 +77,18 @@ enum ConfigCommand {
             guard let n = Int64(value), n >= 0 else {
                 throw UsageError("min-ttl needs a whole number of seconds ≥ 0, got '\(value)'", command: "config")
             }
+            // Remembered by every later call (and copied across a fleet): a margin past a day
+            // would make every token due, so every call a refresh.
+            guard Double(n) <= RefreshMargin.profileCeiling else {
+                throw UsageError("min-ttl is at most \(Int(RefreshMargin.profileCeiling)) seconds (a day), got \(n)", command: "config",
+                                 hint: "a margin at least as long as the token's lifetime would refresh on every call")
+            }
             return String(n)
         case "ca-file":
             let path = ClientCertificateFiles.absolute(value)
+            // The rule every use applies (a bundle others can write is refused, exit 9), before it
+            // is remembered; then the bytes for the PEM check.
+            try HTTPClient.checkCABundle(path)
             let bytes: [UInt8]
             do { bytes = try PublicFile.read(path, limit: 8 << 20) } catch {
                 throw UsageError("cannot read the CA bundle \(path): \(error.description)", command: "config")

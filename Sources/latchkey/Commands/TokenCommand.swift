@@ -30,6 +30,7 @@ enum TokenCommand {
             throw error
         }
         guard let session = cached else { return nil }
+        noteOverrun(margin, session, context)
         context.console.out(try output(session, format: format, target: target, now: now))
         return 0
     }
@@ -59,7 +60,16 @@ enum TokenCommand {
     /// The margin to use: `--min-ttl`, else the profile's `config set min-ttl` (used as given), else
     /// the standard margin (60 s, or half the lifetime of a token that lives less).
     static func refreshMargin(_ given: RefreshMargin?, settings: ProfileSettings) -> RefreshMargin {
-        given ?? settings.minTTL.map { .seconds(Double($0)) } ?? .standard
+        given ?? settings.minTTL.map { .profileDefault(Double($0)) } ?? .standard
+    }
+
+    /// Says once, on stderr, that the profile's min-ttl is not used because it is not less than the
+    /// token's lifetime (it would make every call refresh).
+    static func noteOverrun(_ margin: RefreshMargin, _ session: StoredSession, _ context: CommandContext) {
+        guard margin.overrunsLifetime(of: session), case .profileDefault(let seconds) = margin else { return }
+        let lifetime = session.token.expiresAt.map { Int($0.timeIntervalSince(session.updatedAt)) } ?? 0
+        context.console.warn("the profile's min-ttl (\(Int(seconds)) s) is not less than the token's lifetime (\(lifetime) s), "
+            + "so every call would refresh: using the default margin (`latchkey config set min-ttl N` to change it)")
     }
 
     /// The exit-2 refusal of a Bearer-only `format` for a DPoP-bound session, naming both fixes.
@@ -99,6 +109,7 @@ enum TokenCommand {
             throw error
         }
         await ClockSkewNotice.show(session, context)
+        noteOverrun(margin, stored, context)
         context.console.out(try output(stored, format: format, target: target, now: Timestamp.now()))
         return 0
     }
