@@ -66,7 +66,7 @@ public struct RegistrationRecord: Sendable, Equatable {
         o.setIfPresent("key_file", keyFile)
         // Read by earlier releases, which know no `generated_keys`.
         o["key_generated"] = .bool(keyGenerated)
-        o["generated_keys"] = .array(generatedKeys.map(JSONValue.string))
+        if tracksGeneratedKeys { o["generated_keys"] = .array(generatedKeys.map(JSONValue.string)) }
         if deleting { o["deleting"] = .bool(true) }
         if let profileJSON { o["profile"] = .object(profileJSON) }
         if pending { o["pending"] = .bool(true) }
