@@ -3,12 +3,15 @@
 # Fuzz/REPORT.md (one row per run, plus totals per target across all recorded runs).
 #
 #   Fuzz/run-all.sh [--seconds-per-target N] [--targets "FuzzJWS FuzzJWKS" | FuzzJWS,FuzzJWKS]
-#                   [--jobs J] [--nice N] [--no-build] [--keep-going] [--report FILE]
+#                   [--jobs J] [--nice N] [--asan] [--no-build] [--keep-going] [--report FILE]
 #   Fuzz/run-all.sh --import-log TARGET LOGFILE     # record an earlier libFuzzer run from its log
 #
-# Defaults: 60 s per target, all five targets, one fuzzer at a time, nice 10. The working corpus of
+# Defaults: 60 s per target, all eleven targets, one fuzzer at a time, nice 10. The working corpus of
 # each target lives in .build-fuzz/corpus/TARGET and is kept between runs, so coverage accumulates;
 # the checked-in seeds (Tests/FuzzCorpus/DIR) are copied into it before every run and never written.
+# Each target runs with -max_len just above the largest input its parser accepts (max_len below).
+# --asan builds with AddressSanitizer as well (.build-fuzz-asan). A binary without libFuzzer's coverage
+# sections (__sancov_cntrs, __sancov_pcs) is refused: libFuzzer would run it blind.
 # --keep-going runs libFuzzer in fork mode with -ignore_crashes/-ignore_timeouts/-ignore_ooms, so a known,
 # not yet fixed finding does not end the run: every crash is still written as an artifact and counted.
 # Exit status: 0 when every run ended without a crash/timeout/OOM artifact, 1 on any finding,
@@ -23,12 +26,13 @@ jobs=1
 nice_level=10
 build=1
 keep_going=0
+asan=0
 all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 seed_dir() {
     case "$1" in
@@ -47,6 +51,34 @@ seed_dir() {
     esac
 }
 
+# The largest input each target's parser takes, plus a little, so libFuzzer (4096 bytes without
+# -max_len) reaches every size limit: JWS.maxSize (64 KiB); JSONParser.maxBytes (1 MiB) for JWK Sets,
+# response bodies and registration metadata; the target's own 2 KiB header block + 4 KiB body limits
+# (plus chunk framing) for FuzzHTTPResponse; TokenFile.maximumByteCount (1 MiB); HTTPURL's 8 KiB for
+# each of FuzzHTTPURL's two parts; the 8 KiB WWW-Authenticate bound; the 64 KiB key file read
+# (KeyMaterial) for a PEM key, twice for a chain and a key; CredentialRequest.maxBytes (64 KiB).
+max_len() {
+    case "$1" in
+        FuzzJWS) echo $(( 64 * 1024 + 64 )) ;;
+        FuzzJWKS|FuzzJSON|FuzzClientMetadata|FuzzTokenFile) echo $(( 1024 * 1024 + 64 )) ;;
+        FuzzHTTPResponse) echo 8192 ;;
+        FuzzHTTPURL) echo $(( 8192 + 128 )) ;;
+        FuzzAuthenticationChallenge) echo $(( 8192 + 64 )) ;;
+        FuzzPEMPrivateKey|FuzzCredentialRequest) echo $(( 64 * 1024 + 64 )) ;;
+        FuzzClientIdentity) echo $(( 2 + 2 * 64 * 1024 + 64 )) ;;
+        *) echo "unknown target: $1" >&2; exit 2 ;;
+    esac
+}
+
+# libFuzzer needs the inline counters and PC tables that -sanitize=fuzzer puts in every object; a
+# binary without them still runs, blind ("Is the code instrumented for coverage?").
+# (Read whole first: with pipefail, `objdump | grep -q` fails whenever grep stops reading early.)
+has_coverage() {
+    local sections
+    sections=$(objdump -h "$1" 2>/dev/null) || return 1
+    grep -q '__sancov_cntrs' <<< "$sections" && grep -q '__sancov_pcs' <<< "$sections"
+}
+
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds-per-target) seconds="$2"; shift 2 ;;
@@ -55,13 +87,23 @@ while [ $# -gt 0 ]; do
         --nice) nice_level="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
         --keep-going) keep_going=1; shift ;;
+        --asan) asan=1; shift ;;
         --report) report="$2"; shift 2 ;;
         --import-log) import_target="$2"; import_log="$3"; shift 3 ;;
         -h|--help) usage ;;
         *) echo "unknown option: $1" >&2; usage ;;
     esac
 done
-for t in "${targets[@]}"; do seed_dir "$t" > /dev/null; done
+for t in "${targets[@]}"; do seed_dir "$t" > /dev/null; max_len "$t" > /dev/null; done
+command -v objdump > /dev/null || { echo "objdump (binutils) is needed to check the fuzz build's coverage" >&2; exit 2; }
+# Swift 6.3 keeps only the last --sanitize= of `swift build`, so two of them give no coverage; the
+# driver flag takes both at once. --sanitize=fuzzer is still given: it is what makes SwiftPM rename
+# the executable's own main so libFuzzer's runs (with -Xswiftc alone the binary runs nothing).
+sanitize=(--sanitize=fuzzer)
+if [ "$asan" = 1 ]; then
+    scratch="$root/.build-fuzz-asan"
+    sanitize=(--sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)
+fi
 mkdir -p "$scratch/logs" "$scratch/corpus" "$scratch/artifacts"
 
 # --- report -------------------------------------------------------------------------------------
@@ -156,7 +198,7 @@ if [ "$build" = 1 ]; then
         echo "== building $t"
         # One build per product: `swift build --sanitize=fuzzer` is the only way that yields a working
         # fuzzer (a plain -sanitize=fuzzer swiftc flag links a binary that runs nothing).
-        if ! (cd "$root" && nice -n "$nice_level" swift build --sanitize=fuzzer --scratch-path "$scratch" --product "$t" \
+        if ! (cd "$root" && nice -n "$nice_level" swift build "${sanitize[@]}" --scratch-path "$scratch" --product "$t" \
                 > "$scratch/logs/build-$t.log" 2>&1); then
             tail -30 "$scratch/logs/build-$t.log" >&2
             echo "build of $t failed (log: $scratch/logs/build-$t.log)" >&2
@@ -164,6 +206,17 @@ if [ "$build" = 1 ]; then
         fi
     done
 fi
+
+# Every binary is checked before any run starts, so a blind build is a build error (exit 2), not a run.
+for t in "${targets[@]}"; do
+    bin="$scratch/debug/$t"
+    [ -x "$bin" ] || { echo "$t: no binary at $bin (build first)" >&2; exit 2; }
+    has_coverage "$bin" || {
+        echo "$t: $bin has no coverage instrumentation (no __sancov_cntrs/__sancov_pcs section): libFuzzer would run blind." >&2
+        echo "  Build with --sanitize=fuzzer (with ASan: --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address, not two --sanitize=)." >&2
+        exit 2
+    }
+done
 
 # --- run ----------------------------------------------------------------------------------------
 
@@ -183,7 +236,7 @@ run_one() {
     local mode=()
     if [ "$keep_going" = 1 ]; then mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
     (cd "$artifacts" && SWIFT_BACKTRACE=enable=no nice -n "$nice_level" "$bin" "${mode[@]}" \
-        -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+        -max_total_time="$seconds" -max_len="$(max_len "$t")" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1) || rc=$?
     wall=$(( $(date +%s) - start ))
     local crashes

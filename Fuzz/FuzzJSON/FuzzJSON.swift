@@ -23,7 +23,63 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     fuzzResponseDecoders(bytes)
     if let object = value?.objectValue { fuzzDiscovery(object) }
+    fuzzRedaction(bytes, parsed: value, parser: parser)
     return 0
+}
+
+// Log redaction (`-v`, HTTPRedaction): no member a parser reads under a secret's name, however
+// the name is escaped, may keep its string value in the log. Checked on the input as a body, and on
+// a document built from the input: a secret name escaped character by character as the input
+// chooses, with the rest of the input as its value (random mutations rarely spell an escaped name).
+private let secretNames = HTTPRedaction.sensitiveNames.sorted()
+
+private func fuzzRedaction(_ bytes: [UInt8], parsed: JSONValue?, parser: JSONParser) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let redacted = HTTPRedaction.redact(json: text)
+    if parsed != nil { checkRedacted(redacted, parser: parser) }
+    _ = HTTPRedaction.redact(body: bytes, contentType: "text/plain")
+
+    guard let selector = bytes.first else { return }
+    let name = Array(secretNames[Int(selector) % secretNames.count].utf8)
+    let modes = bytes.dropFirst().prefix(name.count)
+    var member = "\""
+    for (k, c) in name.enumerated() {
+        let mode = k < modes.count ? modes[modes.startIndex + k] : 0
+        // Raw, \u00xx or \u00XX (every secret name is ASCII letters and `_`, so two hex digits).
+        switch mode & 3 {
+        case 1, 2: member += "\\u00" + String(c, radix: 16, uppercase: mode & 3 == 2)
+        default: member.unicodeScalars.append(Unicode.Scalar(c))
+        }
+    }
+    member += "\""
+    var secret = ""
+    JSONValue.quote(String(decoding: bytes.dropFirst(1 + name.count), as: UTF8.self), into: &secret)
+    let space = selector & 0x80 != 0 ? " " : ""
+    let document = selector & 0x40 != 0
+        ? "[{\"client_id\":\"app\"," + member + space + ":" + space + secret + "},\"" + String(decoding: name, as: UTF8.self) + "\"]"
+        : "{\"nested\":{" + member + ":" + secret + "},\"scope\":\"openid\"}"
+    guard (try? parser.parse(Array(document.utf8))) != nil else { fatalError("built an invalid document: \(document)") }
+    checkRedacted(HTTPRedaction.redact(json: document), parser: parser)
+}
+
+/// `redacted` is the redaction of a JSON text that parsed: it must still parse, and every member
+/// whose (unescaped) name is a secret's must hold the marker if it holds a string.
+private func checkRedacted(_ redacted: String, parser: JSONParser) {
+    guard let value = try? parser.parse(Array(redacted.utf8)) else { fatalError("redaction broke the JSON: \(redacted)") }
+    func walk(_ v: JSONValue) {
+        switch v {
+        case .array(let a): a.forEach(walk)
+        case .object(let o):
+            for m in o.members {
+                if HTTPRedaction.isSensitive(name: m.key), case .string(let s) = m.value, s != HTTPRedaction.marker {
+                    fatalError("the value of \(m.key) survived redaction: \(redacted)")
+                }
+                walk(m.value)
+            }
+        default: return
+        }
+    }
+    walk(value)
 }
 
 /// The (status, Content-Type) pairs a body is decoded under: JSON, form-encoded (GitHub), none (sniffed),
@@ -67,6 +123,11 @@ private func fuzzResponseDecoders(_ body: [UInt8]) {
             if !(200..<300).contains(shape.status) { fatalError("device response from HTTP \(shape.status)") }
             if d.deviceCode.isEmpty || d.userCode.isEmpty || d.verificationURI.isEmpty {
                 fatalError("device response with an empty required member")
+            }
+            // RFC 8628 §6.1: only a code a person can read and type is shown.
+            if d.userCode.utf8.count > DeviceAuthorizationResponse.maxUserCodeLength
+                || d.userCode.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+                fatalError("user_code \(d.userCode.debugDescription) accepted")
             }
             // Documented: non-positive lifetimes fall back to the defaults.
             if d.expiresIn <= 0 || d.interval <= 0 { fatalError("non-positive expires_in/interval kept") }
