@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Runs the unit suites once under AddressSanitizer (with LeakSanitizer):
 #
-#   Tests/asan-unit.sh [--scratch PATH] [--suites "LatchkeyCryptoTests LatchkeyJOSETests ..."]
+#   Tests/asan-unit.sh [--scratch PATH] [--suites "LatchkeyCryptoTests LatchkeyJOSETests ..."] [--build-only | --skip-build]
+#
+# --build-only builds and stops; --skip-build runs the suites from an earlier build. Tests/run-all.sh
+# builds in the background beside waiting-bound steps and runs the suites later on a quiet machine.
+# Only the test product is built (LatchkeyPackageTests and what it depends on): the fuzz targets,
+# the benchmark and the Foundation example are executables no suite runs, compiled and linked
+# once already by the normal build.
 #
 # Default suites: LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyQRTests LatchkeyTestingTests
 # (the process-level CLITests/IntegrationTests are not unit suites: they need the IdP and the built binary).
@@ -25,10 +31,13 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 scratch="${LATCHKEY_ASAN_SCRATCH:-$root/.build-asan}"
 suites="LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests LatchkeyStoreTests LatchkeyQRTests LatchkeyTestingTests"
+mode=all
 while [ $# -gt 0 ]; do
     case "$1" in
         --scratch) scratch="$2"; shift 2 ;;
         --suites) suites="$2"; shift 2 ;;
+        --build-only) mode=build; shift ;;
+        --skip-build) mode=test; shift ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
@@ -44,20 +53,23 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$supp:print_suppressions=1}"
 export SWIFT_BACKTRACE=enable=no
 
 start=$(date +%s)
-echo "== building tests with --sanitize=address in $scratch"
 cd "$root"
-# Other work may edit sources while this builds ("was modified during the build"); then build again.
-attempt=1
-until swift build --build-tests --sanitize=address --scratch-path "$scratch" > "$scratch/asan-build.log" 2>&1; do
-    if [ "$attempt" -lt 3 ] && grep -q 'was modified during the build' "$scratch/asan-build.log"; then
-        attempt=$((attempt + 1)); echo "== a source changed during the build; building again ($attempt/3)"; continue
-    fi
-    grep -E 'error:' "$scratch/asan-build.log" | head -20
-    echo "asan-unit: build failed after $(( $(date +%s) - start )) s (log: $scratch/asan-build.log)" >&2
-    exit 1
-done
+if [ "$mode" != test ]; then
+    echo "== building the tests with --sanitize=address in $scratch"
+    # Other work may edit sources while this builds ("was modified during the build"); then build again.
+    attempt=1
+    until swift build --product LatchkeyPackageTests --sanitize=address --scratch-path "$scratch" > "$scratch/asan-build.log" 2>&1; do
+        if [ "$attempt" -lt 3 ] && grep -q 'was modified during the build' "$scratch/asan-build.log"; then
+            attempt=$((attempt + 1)); echo "== a source changed during the build; building again ($attempt/3)"; continue
+        fi
+        grep -E 'error:' "$scratch/asan-build.log" | head -20
+        echo "asan-unit: build failed after $(( $(date +%s) - start )) s (log: $scratch/asan-build.log)" >&2
+        exit 1
+    done
+fi
 built=$(date +%s)
-echo "== build took $(( built - start )) s"
+[ "$mode" = test ] || echo "== build took $(( built - start )) s"
+if [ "$mode" = build ]; then echo "asan-unit: built (the suites run with --skip-build)"; exit 0; fi
 : > "$log"
 failed=()
 summary=()

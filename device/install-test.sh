@@ -14,9 +14,12 @@
 #   5. `dpkg -r latchkey` removes every file it installed: the root's file list after removal is
 #      the list from before the install.
 # usage: device/install-test.sh PATH_TO_DEB     env: LATCHKEY_SCRATCH, LATCHKEY_INSTALL_ROOT_CACHE
+#        device/install-test.sh --prepare-root  (only step 1's cached root: Tests/run-all.sh makes it
+#        at the start, beside the build, since mmdebstrap mostly waits for the mirror)
 set -euo pipefail
 DEVICE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-DEB=${1:?usage: install-test.sh PATH_TO_DEB}
+PREPARE_ONLY=0
+if [ "${1:-}" = --prepare-root ]; then PREPARE_ONLY=1; DEB=; else DEB=${1:?usage: install-test.sh PATH_TO_DEB | --prepare-root}; fi
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
 SCRATCH=${LATCHKEY_SCRATCH:-$ROOT_DIR/.build}
 PACKAGES=man-db,bash-completion,systemd
@@ -43,6 +46,7 @@ if [ ! -s "$CACHE" ] || [ -n "$(find "$CACHE" -mtime +7)" ]; then
     http://deb.debian.org/debian || fail "mmdebstrap"
   mv -f "$CACHE.part" "$CACHE"
 fi
+if [ "$PREPARE_ONLY" = 1 ]; then step "root cached in $CACHE ($(du -h "$CACHE" | cut -f1))"; exit 0; fi
 step "root from $CACHE"
 tar -C "$R" -xf "$CACHE"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$R/etc/hosts"
