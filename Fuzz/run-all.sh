@@ -248,6 +248,7 @@ run_one() {
     files=$(find "$corpus" -maxdepth 1 -type f | wc -l)
     local note="${log#"$root/"}"
     [ "$keep_going" = 1 ] && note="$note (--keep-going)"
+    [ "$asan" = 1 ] && note="$note (--asan)"
     add_row "| $(date -u '+%Y-%m-%d %H:%M') | $t | $secs | $(commas "$execs") | $rate | $cov | $ft | $files | $crashes | $note |"
     printf '%-17s %6ss %12s execs %7s/s  cov %5s  ft %6s  corpus %5s  crashes %s\n' \
         "$t" "$secs" "$(commas "$execs")" "$rate" "$cov" "$ft" "$files" "$crashes"
