@@ -15,6 +15,9 @@ public struct ForeignWriter: Sendable, Equatable, CustomStringConvertible {
         case group(UInt32)
         /// Everyone may write (mode o+w), and the entry is not a sticky folder.
         case everyone
+        /// The path does not resolve within `ForeignWriter.linkLimit` symbolic links (or a link
+        /// cannot be read), so nothing can be said of who controls its target.
+        case unresolvedLink
     }
 
     /// The entry (the file itself or a folder above it) that lets them write.
@@ -31,6 +34,7 @@ public struct ForeignWriter: Sendable, Equatable, CustomStringConvertible {
         case .owner(let uid): return "\(path) belongs to uid \(uid)"
         case .group(let gid): return "group \(gid) can write \(path)"
         case .everyone: return "everyone can write \(path)"
+        case .unresolvedLink: return "\(path) does not resolve (a loop of symbolic links?)"
         }
     }
 
@@ -66,7 +70,7 @@ public struct ForeignWriter: Sendable, Equatable, CustomStringConvertible {
             if info.st_mode & S_IFMT == S_IFLNK {
                 links += 1
                 guard links <= linkLimit, let target = readLink(prefix) else {
-                    return ForeignWriter(path: prefix, who: .owner(info.st_uid))
+                    return ForeignWriter(path: prefix, who: .unresolvedLink)
                 }
                 let rest = components[(index + 1)...].joined(separator: "/")
                 let parent = prefix[..<(prefix.lastIndex(of: "/") ?? prefix.startIndex)]
