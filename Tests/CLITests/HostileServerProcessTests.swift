@@ -28,8 +28,6 @@ struct HostileServerProcessTests {
             let login = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "c"], timeout: .seconds(60))
             #expect(login.exitCode == 0, "\(login)")
             #expect(Self.terminalControls(login.stderr).isEmpty, "\(login.stderrText.debugDescription)")
-            // The code is shown, its escapes made visible, so the person sees something is off.
-            #expect(login.stderrText.contains("WDJB\\x1B[8m-HIDDEN\\x1B]0;pwned\\x07"), "\(login.stderrText)")
             #expect(login.stderrText.contains("as user\\x1B[2K root\\u009B31m"), "\(login.stderrText)")
             let status = try cli.run(["status"])
             #expect(status.exitCode == 0, "\(status)")
@@ -49,7 +47,25 @@ struct HostileServerProcessTests {
             #expect(login.exitCode == 0, "\(login)")
             #expect(!login.stdout.contains(0x1B) && !login.stdout.contains(0x07))
             let first = try JSONParser().parseObject(Array(try #require(login.stdoutLines.first).utf8))
-            #expect(first["user_code"] == .string("WDJB\u{1B}[8m-HIDDEN\u{1B}]0;pwned\u{07}"))
+            #expect(first["user_code"] == .string("WDJB-MJHT"))
+            let status = try cli.run(["status", "--json"])
+            // JSON keeps the exact value, and its encoder escapes C1 as well as C0.
+            #expect(Self.terminalControls(status.stdout).isEmpty, "\(status.stdoutText.debugDescription)")
+            #expect(try JSONParser().parseObject(status.stdout)["subject"] == .string("user\u{1B}[2K\rroot\u{9B}31m"))
+        }
+    }
+
+    /// RFC 8628 §6.1: a user code is typed by a person; one with terminal controls is a malformed
+    /// answer, refused before anything is shown or polled, in human and JSON output alike.
+    @Test(arguments: [[String](), ["--json"]])
+    func aUserCodeWithControlsIsExit7AndNeverShown(extra: [String]) throws {
+        try scripted("user-code-escapes") { idp, cli in
+            let login = try cli.run(["login"] + extra + ["--issuer", idp.issuer, "--client-id", "c"], timeout: .seconds(60))
+            #expect(login.exitCode == 7, "\(login)")
+            #expect(Self.terminalControls(login.stderr).isEmpty && Self.terminalControls(login.stdout).isEmpty,
+                    "\(login.stderrText.debugDescription)")
+            #expect(!login.stderrText.contains("HIDDEN") && !login.stdoutText.contains("HIDDEN"), "\(login)")
+            #expect(!idp.logLines().contains { $0.contains("\"/token\"") }, "polled anyway")
         }
     }
 

@@ -117,10 +117,11 @@ SCENARIOS: dict[str, dict] = {
     "jwks-rotating-keys": dict(jwks_rotate=True),
     "bad-signature-id-token": dict(bad_signature=True),
     # --- hostile servers (issue 12) ---
-    # Terminal escapes in everything a person reads: the code hides the rest of the line and sets
-    # the window title; the subject erases the line.
-    "terminal-escapes": dict(user_code="WDJB\x1b[8m-HIDDEN\x1b]0;pwned\x07", complete=False,
-                             id_token_sub="user\x1b[2K\rroot\u009b31m"),
+    # Terminal escapes in what a person reads: the subject erases the line and holds a C1 CSI.
+    "terminal-escapes": dict(complete=False, id_token_sub="user\x1b[2K\rroot\u009b31m"),
+    # A code nobody could type, made to hide the rest of the line and set the window title: refused
+    # as a malformed answer (RFC 8628 §6.1, exit 7), never shown.
+    "user-code-escapes": dict(user_code="WDJB\x1b[8m-HIDDEN\x1b]0;pwned\x07", complete=False),
     "terminal-escapes-denied": dict(outcome="deny", deny_error="access_denied", message=True,
                                     deny_description="Denied\x1b]0;owned\x07\x1b[1A\x1b[2K by policy"),
     # Every answer carries a header with ESC/OSC, a C1 CSI (U+009B) and U+202E as raw UTF-8 bytes: what
