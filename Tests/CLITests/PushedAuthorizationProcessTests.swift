@@ -26,7 +26,7 @@ struct PushedAuthorizationProcessTests {
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
             let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
             #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
-                        == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(url)")
+                        == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "authorization URL: \(url)")
             let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
             #expect(browser.stdoutText == "200", "\(browser)")
             let result = child.waitForExit(timeout: .seconds(30))
@@ -52,8 +52,8 @@ struct PushedAuthorizationProcessTests {
         FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1).last ?? ""))
     }
 
-    /// OpenID Connect Core §6.2 (idpyoidc): an OpenID request by reference carries response_type
-    /// and scope beside request_uri, equal to the pushed values, and nothing else.
+    /// OpenID Connect Core §6.2 (idpyoidc): an OpenID request by reference carries response_type,
+    /// scope and redirect_uri beside request_uri, equal to the pushed values, and nothing else.
     @Test func anOpenIDStrictProviderGetsResponseTypeAndScopeBesideTheRequestURI() throws {
         let curl = try Self.curl()
         try withScriptedIdP("par-oidc-strict") { idp, cli in
@@ -62,7 +62,7 @@ struct PushedAuthorizationProcessTests {
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
             let query = Self.query(url)
-            #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(url)")
+            #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "authorization URL: \(url)")
             let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
             #expect(browser.stdoutText == "200", "\(browser) \(idp.logLines())")
             let result = child.waitForExit(timeout: .seconds(30))

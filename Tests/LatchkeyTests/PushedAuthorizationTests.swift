@@ -129,9 +129,10 @@ import LatchkeyTesting
     }
 
     /// OpenID Connect Core §6.2 wants `response_type` and `scope` beside `request_uri` for an
-    /// OpenID request (idpyoidc refuses the URL without them); RFC 9101 §5 allows repeating pushed
-    /// values. They are the pushed values, and nothing else joins them.
-    @Test func anOpenIDPushRepeatsResponseTypeAndScopeInTheURLAndNothingElse() async throws {
+    /// OpenID request, and idpyoidc 5.0.0 also `redirect_uri` ("Missing required attribute
+    /// 'redirect_uri'") and, for offline access, the `prompt` ("consent in prompt", §11); RFC 9101
+    /// §5 allows repeating pushed values. They are the pushed values, and nothing else joins them.
+    @Test func anOpenIDPushRepeatsResponseTypeScopeRedirectURIAndPromptInTheURLAndNothingElse() async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
         let f = flow(t, configure: {
             $0.resources = ["https://api.example/a"]
@@ -140,12 +141,23 @@ import LatchkeyTesting
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let form = Self.pairs(try #require(t.sent.first))
         let query = FormURLEncoding.decode(request.url.query ?? "")
-        #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope"], "authorization URL: \(request.url.absoluteString)")
+        #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"],
+                "authorization URL: \(request.url.absoluteString)")
         #expect(query[1].1 == "urn:ietf:params:oauth:request_uri:abc")
-        for name in ["client_id", "response_type", "scope"] {
+        for name in ["client_id", "response_type", "scope", "redirect_uri", "prompt"] {
             #expect(query.filter { $0.0 == name }.map(\.1) == form.filter { $0.0 == name }.map(\.1), "\(name) differs from the pushed value")
         }
         #expect(query.first { $0.0 == "scope" }?.1 == "openid offline_access")
+    }
+
+    /// Without offline access no `prompt` is pushed, and none is repeated; `redirect_uri` still is.
+    @Test func anOpenIDPushWithoutOfflineAccessRepeatsNoPrompt() async throws {
+        let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
+        let request = try await flow(t, configure: { $0.scopes = ["openid", "profile"] })
+            .prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        let query = FormURLEncoding.decode(request.url.query ?? "")
+        #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri"], "\(request.url.absoluteString)")
+        #expect(query.last?.1 == "http://127.0.0.1:4000/callback")
     }
 
     @Test func aPushWithoutOpenIDLeavesOnlyClientIDAndRequestURIInTheURL() async throws {

@@ -43,7 +43,7 @@ struct AuthorizationCodeFlow: Sendable {
     /// Builds the authorization request for `redirectURI`, pushing it first (RFC 9126) when the
     /// configuration's `PARMode` says so for this provider: the URL then holds `client_id` and the
     /// `request_uri` the provider answered with, plus, for an OpenID request, the pushed
-    /// `response_type` and `scope` (`referenceParameters`).
+    /// `response_type`, `scope`, `redirect_uri` and `prompt` (`referenceParameters`).
     public func prepareRequest(redirectURI: String) async throws(LatchkeyError) -> Request {
         guard try client.configuration.par.uses(client.metadata) else { return try makeRequest(redirectURI: redirectURI) }
         // The endpoint is checked before anything is pushed: a flow that cannot end is not begun.
@@ -58,13 +58,17 @@ struct AuthorizationCodeFlow: Sendable {
 
     /// The authorization URL's query after a push: `client_id` and `request_uri`; for an OpenID
     /// request (`scope` holds `openid`) also `response_type` and `scope`, which OpenID Connect Core
-    /// §6.2 asks for beside a request by reference (idpyoidc refuses the URL without them) and RFC
-    /// 9101 §5 lets a client repeat. They are copied from what was pushed, so they cannot differ.
+    /// §6.2 asks for beside a request by reference, `redirect_uri`, and for offline access the
+    /// `prompt` (§11 wants `consent` there). idpyoidc checks the URL's own parameters as a whole
+    /// OpenID request before it reads the pushed one, so it refuses the URL without each of them;
+    /// RFC 9101 §5 lets a client repeat them. They are copied from what was pushed, so they cannot differ.
     static func referenceParameters(pushed: [(String, String)], requestURI: String) -> [(String, String)] {
         func value(_ name: String) -> String? { pushed.first { $0.0 == name }?.1 }
         var query: [(String, String)] = [("client_id", value("client_id") ?? ""), ("request_uri", requestURI)]
         if let scope = value("scope"), scope.split(separator: " ").contains("openid"), let type = value("response_type") {
             query += [("response_type", type), ("scope", scope)]
+            if let redirect = value("redirect_uri") { query.append(("redirect_uri", redirect)) }
+            if scope.split(separator: " ").contains("offline_access"), let prompt = value("prompt") { query.append(("prompt", prompt)) }
         }
         return query
     }

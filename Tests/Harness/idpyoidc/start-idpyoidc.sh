@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Starts two idpyoidc 5.0.0 OpenID Providers (op.py) for the PAR tests, on 127.0.0.1, each on a
+# port the kernel picks: one over plain HTTP, one over TLS (a throwaway CA, DNS:localhost).
+# usage: start-idpyoidc.sh STATE_DIR
+#
+# idpyoidc is installed from PyPI into a venv once and reused: $LATCHKEY_IDPYOIDC_VENV, default
+# <root>/.build/idpyoidc-venv (LATCHKEY_SCRATCH moves .build). Writes STATE_DIR/env.sh with
+# LATCHKEY_IT_IDPYOIDC_ISSUER, _ISSUER_TLS, _CA_FILE, _CLIENT, _LOG, _LOG_TLS; stop-idpyoidc.sh
+# STATE_DIR stops exactly what this started (STATE_DIR/pids).
+set -euo pipefail
+STATE=${1:?usage: start-idpyoidc.sh STATE_DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+VENV=${LATCHKEY_IDPYOIDC_VENV:-${LATCHKEY_SCRATCH:-$ROOT/.build}/idpyoidc-venv}
+VERSION=5.0.0
+mkdir -p "$STATE"
+STATE=$(cd "$STATE" && pwd)
+
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('idpyoidc') != '$VERSION')" 2>/dev/null; then
+  echo "installing idpyoidc $VERSION into $VENV" >&2
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "idpyoidc==$VERSION" >&2
+fi
+
+mkdir -p "$STATE/pki"
+[ -f "$STATE/pki/localhost.pem" ] || sh "$ROOT/Tests/Harness/http/make_certs.sh" "$STATE/pki" >/dev/null
+
+: > "$STATE/pids"
+start() { # name, extra arguments
+  local dir="$STATE/$1"; shift
+  rm -rf "$dir"; mkdir -p "$dir"
+  "$VENV/bin/python" "$HERE/op.py" "$dir" "$@" > "$dir/server.log" 2>&1 &
+  echo "$! $dir" >> "$STATE/pids"
+  for _ in $(seq 1 600); do
+    [ -s "$dir/port" ] && return 0
+    kill -0 "$!" 2>/dev/null || { echo "op.py $dir exited:" >&2; cat "$dir/server.log" >&2; return 1; }
+    sleep 0.05
+  done
+  echo "op.py $dir did not report its port within 30 s" >&2; return 1
+}
+if ! start plain || ! start tls --tls "$STATE/pki/localhost.pem" "$STATE/pki/localhost.key"; then
+  "$HERE/stop-idpyoidc.sh" "$STATE"; exit 1
+fi
+
+cat > "$STATE/env.sh" <<ENV
+export LATCHKEY_IT_IDPYOIDC_ISSUER=http://127.0.0.1:$(cat "$STATE/plain/port")
+export LATCHKEY_IT_IDPYOIDC_ISSUER_TLS=https://localhost:$(cat "$STATE/tls/port")
+export LATCHKEY_IT_IDPYOIDC_CA_FILE=$STATE/pki/ca.pem
+export LATCHKEY_IT_IDPYOIDC_CLIENT=latchkey-par
+export LATCHKEY_IT_IDPYOIDC_LOG=$STATE/plain/requests.log
+export LATCHKEY_IT_IDPYOIDC_LOG_TLS=$STATE/tls/requests.log
+ENV
+echo "idpyoidc $VERSION: $(grep -o 'http[^ ]*' "$STATE/env.sh" | head -2 | tr '\n' ' ')" >&2
