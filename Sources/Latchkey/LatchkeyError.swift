@@ -93,6 +93,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .clientCertificate(let p): return p.isLocal ? "client_certificate_unusable" : "client_certificate_refused"
+        case .oauth(.unavailable, _): return "temporarily_unavailable"
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"

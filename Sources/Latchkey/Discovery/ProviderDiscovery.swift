@@ -24,8 +24,9 @@ package enum ProviderDiscovery {
         let exchange = EndpointExchange(transport: transport)
         var lastError: LatchkeyError = .protocolViolation("no metadata found for \(issuer)")
         for url in candidateURLs(issuer: issuer) {
-            // A GET: a transient failure (TransientFailure) is asked again before the next candidate.
-            let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
+            // A GET: a transient failure is asked again (TransientFailure); one that lasts ends the
+            // discovery, since the next candidate is on the same failing server.
+            let response = try await TransientFailure.retrying(.discovery, time: time) { () throws(LatchkeyError) in
                 try await exchange.getJSON(url, maxRedirects: 3)
             }
             guard response.status == 200 else {

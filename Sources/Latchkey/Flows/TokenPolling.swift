@@ -5,7 +5,11 @@ import LatchkeyHTTP
 /// when the previous response *arrived*; `slow_down` adopts the server's new `interval` when it is
 /// larger, else adds 5 s; pending and slow_down are recognised by the `error` member whatever the
 /// HTTP status (GitHub 200, Auth0 403/429); the `expires_in` deadline is enforced client-side;
-/// network errors and 5xx are retried with backoff until the deadline.
+/// network errors, 5xx and 429 are retried with backoff until the deadline (`TransientFailure`'s
+/// predicates), after at least the answer's `Retry-After`; a `Retry-After` past the deadline or
+/// `TransientFailure.maxRetryAfter` ends the polling at once (`OAuthError.unavailable`). Polling
+/// has a deadline where other requests have a count of attempts, so a server that keeps failing
+/// ends it as the deadline does: `.expired` or `.timedOut`.
 struct TokenPolling: Sendable {
     /// The token client (endpoints, client authentication, proofs).
     let client: TokenClient
@@ -47,7 +51,7 @@ struct TokenPolling: Sendable {
             do {
                 // A request in flight must not outlive the flow: cut its deadline to what is left.
                 let end = min(deadline, cap ?? deadline)
-                (outcome, response) = try await client.bounded(to: end.timeIntervalSince(time.now())).request(parameters)
+                (outcome, response) = try await client.bounded(to: end.timeIntervalSince(time.now())).request(parameters, retrying: false)
             } catch {
                 guard case .network(let e) = error, TransientFailure.isTransient(e) else { throw error }
                 lastArrival = time.now()
@@ -82,6 +86,13 @@ struct TokenPolling: Sendable {
             case .error(.unexpectedStatus(let status)) where TransientFailure.isTransient(status: status):
                 failures += 1
                 wait = backoff(interval: interval, failures: failures)
+                if let asked = TransientFailure.retryAfter(response, now: lastArrival) {
+                    let end = min(deadline, cap ?? deadline)
+                    if asked > TransientFailure.maxRetryAfter || lastArrival.addingTimeInterval(asked) > end {
+                        throw .oauth(.unavailable(status: status, retryAfter: Int64(asked.rounded(.up))), endpoint: .token)
+                    }
+                    wait = max(wait, asked)
+                }
                 events(.retrying(reason: "HTTP \(status)", nextPollIn: Int(wait.rounded(.up))))
             case .error(let e):
                 throw DeviceErrorMapping.error(for: e, endpoint: .token)

@@ -38,7 +38,8 @@ struct Refresher: Sendable {
                 return Outcome(session: session)
             }
             do {
-                let outcome = try await refresh(session)
+                // With a token still valid to hand out, one attempt: a failure is ridden out below.
+                let outcome = try await refresh(session, retrying: force || !session.token.isValid(at: time.now(), minTTL: 0))
                 store.recordRefresh(RefreshAttempt(at: time.now()))
                 return outcome
             } catch let error as LatchkeyError {
@@ -66,7 +67,7 @@ struct Refresher: Sendable {
         return TransientFailure.isTransient(error)
     }
 
-    func refresh(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
+    func refresh(_ session: StoredSession, retrying: Bool = true) async throws(LatchkeyError) -> Outcome {
         if session.grant == .clientCredentials { return try await renewClientCredentials(session) }
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
@@ -81,7 +82,7 @@ struct Refresher: Sendable {
         defer { reserved.release() }
         let response: TokenResponse
         do {
-            response = try await client.refresh(refreshToken: refreshToken)
+            response = try await client.refresh(refreshToken: refreshToken, retrying: retrying)
         } catch .reauthenticationRequired(let reason) {
             // The refresh token is dead: clear local tokens so status says "not signed in".
             do { try store.delete() } catch { throw .storage(error) }

@@ -7,6 +7,11 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     case unexpectedStatus(Int)
     /// A body that is neither a valid success nor a valid error response.
     case malformedResponse(String)
+    /// The server kept failing: a transient status (5xx, 429) to the last attempt the transient
+    /// rule allows (`TransientFailure`). `retryAfter` is the wait in seconds the server asked for
+    /// (`Retry-After`) when that wait is what ended the attempts: longer than
+    /// `TransientFailure.maxRetryAfter`, or past the operation's deadline.
+    case unavailable(status: Int, retryAfter: Int64?)
 
     /// The RFC error code, when the server sent one.
     public var code: String? {
@@ -21,6 +26,8 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
             return d.map { "\(code) (HTTP \(status)): \($0)" } ?? "\(code) (HTTP \(status))"
         case .unexpectedStatus(let s): return "unexpected HTTP status \(s)"
         case .malformedResponse(let r): return "malformed response: \(r)"
+        case .unavailable(let s, nil): return "HTTP \(s) to every attempt"
+        case .unavailable(let s, let wait?): return "HTTP \(s) asking to wait \(wait) s (Retry-After), longer than the wait allowed"
         }
     }
 }

@@ -57,11 +57,12 @@ struct TokenClient: Sendable {
     /// Sends one token request and returns the parsed outcome plus the raw response (for its `Date` header).
     /// Transport failures throw; OAuth errors come back in the outcome so the caller decides (polling).
     /// Every grant carries the configured `resource` indicators (RFC 8707 §2.2), so a refreshed or
-    /// renewed token keeps the audience the sign-in asked for.
-    public func request(_ params: [(String, String)]) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
+    /// renewed token keeps the audience the sign-in asked for. A transient failure is asked again
+    /// (`TransientFailure`) unless `retrying` is false: polling keeps its own pace.
+    public func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
-        let form = params + ResourceIndicator.parameters(configuration.resources)
-        let response = try await pipeline.send(ProviderRequest(role: .token, url: url, form: form))
+        let request = ProviderRequest(role: .token, url: url, form: params + ResourceIndicator.parameters(configuration.resources))
+        let response = retrying ? try await send(request) : try await pipeline.send(request)
         try checkClientAuthentication(response, endpoint: .token)
         let outcome = TokenResponse.parse(response)
         switch outcome {
@@ -85,10 +86,11 @@ struct TokenClient: Sendable {
     }
 
     /// Refreshes (RFC 6749 §6). `invalid_grant` (or Glewlwyd's empty 400) becomes `.reauthenticationRequired`.
-    public func refresh(refreshToken: String, scope: String? = nil) async throws(LatchkeyError) -> TokenResponse {
+    /// `retrying` false sends it once: a caller holding a still-valid token rides a failure out.
+    public func refresh(refreshToken: String, scope: String? = nil, retrying: Bool = true) async throws(LatchkeyError) -> TokenResponse {
         var params = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope { params.append(("scope", scope)) }
-        let (outcome, _) = try await request(params)
+        let (outcome, _) = try await request(params, retrying: retrying)
         return try Self.require(outcome, context: .refresh)
     }
 
@@ -100,7 +102,7 @@ struct TokenClient: Sendable {
         guard let url = HTTPURL(string: endpoint) else { return .insecureEndpoint(kind, endpoint: endpoint) }
         let request = ProviderRequest(role: .revocation, url: url, form: [("token", token), ("token_type_hint", kind.rawValue)])
         do {
-            var response = try await pipeline.send(request)
+            var response = try await send(request)
             if response.status == 401, configuration.authMethod == .none, let accessToken {
                 var bearer = request
                 bearer.form.append(("client_id", configuration.clientID))
@@ -109,12 +111,16 @@ struct TokenClient: Sendable {
                 bearer.setHeader("Authorization", (key == nil ? "Bearer " : "DPoP ") + accessToken)
                 var plain = pipeline
                 plain.authenticators = pipeline.authenticators.filter { $0 is DPoPAuthenticator }
-                response = try await plain.send(bearer)
+                response = try await TransientFailure.retrying(.revocation, time: pipeline.time) { () throws(LatchkeyError) in
+                    try await plain.send(bearer)
+                }
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.
             if (200..<300).contains(response.status) { return nil }
             if case .error(let e) = TokenResponse.parse(response) { return .refused(kind, e) }
             return .refused(kind, .unexpectedStatus(response.status))
+        } catch .oauth(let e, .revocation) {
+            return .refused(kind, e)
         } catch {
             return .failed(kind, error)
         }
@@ -136,8 +142,16 @@ struct TokenClient: Sendable {
     public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
         let url = try EndpointExchange.endpointURL(metadata.pushedAuthorizationRequestEndpoint,
                                                    name: "pushed_authorization_request_endpoint")
-        let response = try await pipeline.send(ProviderRequest(role: .pushedAuthorization, url: url, form: params))
+        // Sent once (`TransientFailure.repeats`); a transient status reads as at every other endpoint.
+        let response = try await send(ProviderRequest(role: .pushedAuthorization, url: url, form: params))
         return try PushedAuthorizationResponse.parse(response)
+    }
+
+    /// Sends `request` through the pipeline under the transient rule for its role (`TransientFailure`).
+    func send(_ request: ProviderRequest, until deadline: Timestamp? = nil) async throws(LatchkeyError) -> HTTPResponse {
+        try await TransientFailure.retrying(request.role, time: pipeline.time, until: deadline) { () throws(LatchkeyError) in
+            try await pipeline.send(request)
+        }
     }
 
     /// Throws `.clientAuthenticationRefused` when `response` refuses a `private_key_jwt` client's

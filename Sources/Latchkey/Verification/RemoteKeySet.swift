@@ -73,7 +73,7 @@ package actor RemoteKeySet: KeySet {
         let startedAt = time.now()
         // A JWKS GET is idempotent: ride out a dropped connection or a 5xx with two quick retries,
         // since failing here would throw away tokens the user just approved.
-        let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
+        let response = try await TransientFailure.retrying(.jwks, time: time) { () throws(LatchkeyError) in
             try await exchange.getJSON(url, maxRedirects: 3)
         }
         guard response.status == 200 else {

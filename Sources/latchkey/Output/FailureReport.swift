@@ -75,6 +75,10 @@ struct FailureReport: Sendable {
         case .notSignedIn:
             self.init(exitCode: 3, code: error.code, message: error.message,
                       hint: "run `latchkey login --issuer URL --client-id ID`")
+        case .oauth(.unavailable(let status, let wait), let endpoint):
+            self.init(exitCode: FailureReport.exitCode(error), code: error.code,
+                      message: FailureReport.unavailable(endpoint, status: status, wait: wait),
+                      hint: wait.map { "try again in \($0) s or later" } ?? "the provider is failing or busy: try again later")
         default:
             self.init(exitCode: FailureReport.exitCode(error), code: error.code, message: error.message,
                       hint: FailureReport.hint(error))
@@ -145,6 +149,20 @@ struct FailureReport: Sendable {
     /// A store failure, with the options that supply a missing passphrase.
     static func wording(_ error: TokenStoreError) -> String {
         error == .passphraseRequired ? error.description + " (use --passphrase-file or LATCHKEY_PASSPHRASE)" : error.description
+    }
+
+    /// An endpoint that kept failing (the same words at every endpoint), or asked for a wait
+    /// longer than latchkey gives it (`TransientFailure.maxRetryAfter`, or the time left).
+    static func unavailable(_ endpoint: EndpointRole, status: Int, wait: Int64?) -> String {
+        let name: String
+        switch endpoint {
+        case .discovery: name = "the provider's discovery document"
+        case .jwks: name = "the provider's key set (JWKS)"
+        default: name = "the provider's " + endpoint.rawValue.replacingUnderscores + " endpoint"
+        }
+        guard let wait else { return "\(name) kept failing: HTTP \(status)" }
+        return "\(name) answered HTTP \(status) and asks to wait \(wait) s (Retry-After), longer than latchkey waits"
+            + " (at most \(Int(TransientFailure.maxRetryAfter)) s, and never past the command's deadline)"
     }
 
     /// A configuration problem with the option that fixes it.
@@ -236,4 +254,9 @@ struct FailureReport: Sendable {
         Console.write(2, text)
         return exitCode
     }
+}
+
+private extension String {
+    /// `pushed_authorization` → `pushed authorization`.
+    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
 }

@@ -49,8 +49,9 @@ struct BackchannelAuthenticationFlow: Sendable {
         return url
     }
 
-    /// Sends the authentication request (§7.1). It is sent once: a repeat would ask the person
-    /// twice. With `until`, it is cut short there (`.timedOut`).
+    /// Sends the authentication request (§7.1). It is sent again only when the server cannot have
+    /// acted on it (`TransientFailure.repeats`): a repeat would ask the person twice. With `until`,
+    /// it is cut short there (`.timedOut`).
     public func start(_ request: BackchannelAuthenticationRequest, until cap: Timestamp? = nil,
                       timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
         let url = try Self.requirePollMode(client.metadata)
@@ -65,7 +66,9 @@ struct BackchannelAuthenticationFlow: Sendable {
             if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
             pipeline.timeout = max(min(pipeline.timeout, left), 1)
         }
-        let response = try await pipeline.send(ProviderRequest(role: .backchannelAuthentication, url: url, form: form))
+        var bounded = client
+        bounded.pipeline = pipeline
+        let response = try await bounded.send(ProviderRequest(role: .backchannelAuthentication, url: url, form: form), until: cap)
         let received = time.now()
         return Pending(request: request, response: try BackchannelAuthenticationResponse.parse(response), receivedAt: received)
     }

@@ -59,11 +59,11 @@ struct DeviceAuthorizationFlow: Sendable {
         }
         params += client.configuration.authorizationRequestExtensions
         let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
-        // A transient failure is retried twice (TransientFailure's quick retry, 1 s then 2 s apart):
-        // a second request only makes another device code, and the unused one simply expires. Each
-        // attempt is cut to what is left of the login's deadline.
+        // A transient failure is retried twice (TransientFailure, 1 s then 2 s apart or the server's
+        // Retry-After): a second request only makes another device code, and the unused one simply
+        // expires. No pause and no attempt runs past the login's deadline.
         func remaining() -> Double? { cap.map { $0.timeIntervalSince(time.now()) } }
-        let response = try await TransientFailure.retryingQuickly(time: time) { () throws(LatchkeyError) in
+        let response = try await TransientFailure.retrying(.deviceAuthorization, time: time, until: cap) { () throws(LatchkeyError) in
             var pipeline = client.pipeline
             if let left = remaining() {
                 if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
