@@ -48,7 +48,7 @@ struct GlewlwydPARTests {
         }
     }
 
-    @Test("PAR required: --par auto pushes and signs in (plain and TLS); the URL holds client_id, request_uri and the pushed response_type and scope",
+    @Test("PAR required: --par auto pushes and signs in (plain and TLS); the URL holds client_id, request_uri and the pushed response_type, scope, redirect_uri and prompt",
           arguments: [false, true])
     func parRequiredAuto(tls: Bool) throws {
         let env = try IssueSixteenEnvironment.load()
@@ -60,13 +60,14 @@ struct GlewlwydPARTests {
         let url = try #require(outcome.events.first { $0["event"]?.stringValue == "authorization_url" }?["url"]?.stringValue)
         let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
         #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
-                    == ["client_id", "request_uri", "response_type", "scope"], "\(url)")
+                    == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "\(url)")
         let log = ServerLog.read(tls ? env.base.proxyLogTLS : env.base.proxyLog, since: started)
         let pushes = log.filter { $0.path.hasSuffix("/par/par") }
         #expect(pushes.count == 1 && pushes.first?.status == 201, "\(pushes.map(\.raw))")
         // OpenID Connect Core §6.2: the repeated values are the pushed ones (and consent is asked for offline access).
         #expect(pushes.first?.param("response_type") == "code" && pushes.first?.param("scope") == "openid offline_access profile")
         #expect(query.contains("response_type=code") && pushes.first?.param("prompt") == "consent", "\(url)")
+        #expect(query.contains("prompt=consent") && pushes.first?.param("redirect_uri") == env.base.redirectURI, "\(url)")
         #expect(pushes.first?.param("code_challenge_method") == "S256" && pushes.first?.param("state") != nil
                 && pushes.first?.param("nonce") != nil)
         let claims = try ws.latchkey.run(["claims"])
