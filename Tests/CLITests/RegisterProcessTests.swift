@@ -1,4 +1,5 @@
 import Glibc
+import Latchkey
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -166,12 +167,16 @@ struct RegisterProcessTests {
             let rotate = try cli.run(["--verbose", "register", "--rotate-key"])
             #expect(show.exitCode == 0 && rotate.exitCode == 0, "\(show) \(rotate)")
             // The registration access token, as the provider issued it (GET answers carry none: read it from a second create).
-            let keyPEM = FileText.read(try Self.profile(state)["client_key_file"]?.stringValue ?? "missing") ?? ""
+            let keyFile = try #require(try Self.profile(state)["client_key_file"]?.stringValue)
+            let pem = try ProfileClientKeyFile(path: keyFile, store: EncryptedFileTokenStore(stateDirectory: state, profile: "default"))
+                .privateKeyPEM()
+            let keyPEM = String(decoding: pem.bytes, as: UTF8.self)
             let keyBody = keyPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "missing"
             #expect(keyBody.count > 40)
             let outputs = [created, show, rotate].map { $0.stdoutText + $0.stderrText }.joined()
             #expect(outputs.contains("Authorization: [redacted]") || outputs.contains("[redacted]"))
-            for file in filesUnder(state) where !file.hasPrefix("keys/") {
+            // The key files included: a generated key is sealed.
+            for file in filesUnder(state) {
                 let bytes = fileBytes(state + "/" + file)
                 #expect(!containsBytes(bytes, idp.provisioningToken), "\(file) holds the provisioning token")
                 #expect(!containsBytes(bytes, "rat-"), "\(file) holds the registration access token")

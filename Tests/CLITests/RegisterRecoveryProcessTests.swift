@@ -11,7 +11,7 @@ import Testing
 extension RegisterProcessTests {
     /// A session for the registered profile, as `login` leaves it, with a refresh token the
     /// scripted provider accepts (it checks only the client's assertion).
-    static func signIn(_ state: String, _ idp: RegistrationIdP) throws {
+    static func signIn(_ state: String, _ idp: RegistrationIdP, keySource: KeySource = .machine) throws {
         let profile = try Self.profile(state)
         let clientID = try #require(profile["client_id"]?.stringValue)
         var metadata = ProviderMetadata(issuer: idp.issuer)
@@ -20,7 +20,7 @@ extension RegisterProcessTests {
         let now = Timestamp.now()
         let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
                           expiresAt: now.addingTimeInterval(3600), scope: "offline_access")
-        try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine)
+        try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: keySource)
             .save(StoredSession(profile: "default", issuer: idp.issuer, clientID: clientID, token: token,
                                 metadata: metadata, createdAt: now, updatedAt: now))
     }
@@ -215,6 +215,44 @@ extension RegisterProcessTests {
             #expect(try cli.run(["register", "--delete"]).exitCode == 0)
             #expect(Self.stateFiles(state).isEmpty, "a generated key is left: \(Self.stateFiles(state))")
             #expect(PackagePaths.exists(key), "a key the person brought is theirs to delete")
+        }
+    }
+
+    @Test func aGeneratedKeyIsSealedUnderTheProfilesKeySource() throws {
+        try Self.withProvider { idp, cli, state in
+            #expect(try Self.register(cli, idp).exitCode == 0)
+            let sealed = fileBytes(state + "/keys/default.pem")
+            #expect(Array(sealed.prefix(5)) == Array("LKTF\u{1}".utf8) && sealed.count > 5 && sealed[5] == 1,
+                    "a token-file container under the machine key: \(String(decoding: sealed.prefix(40), as: UTF8.self))")
+            #expect(!containsBytes(sealed, "PRIVATE KEY"), "the generated key is plaintext PEM")
+            try Self.signIn(state, idp)
+            try Self.refreshes(cli, idp, "a sealed key signs")
+            #expect(try cli.run(["register", "--rotate-key"]).exitCode == 0)
+            let rotated = try #require(try Self.profile(state)["client_key_file"]?.stringValue)
+            #expect(!containsBytes(fileBytes(rotated), "PRIVATE KEY"))
+            try Self.refreshes(cli, idp, "a sealed rotated key signs")
+        }
+        try Self.withProvider { idp, cli, state in
+            let keyFile = cli.stateDirectory + "-source.key"
+            #expect(FileText.write(String(repeating: "k", count: 48), to: keyFile, mode: 0o600))
+            defer { unlink(keyFile) }
+            let created = try Self.register(cli, idp, ["--key-source", "file:" + keyFile])
+            #expect(created.exitCode == 0, "\(created)")
+            #expect(try Self.profile(state)["key_source"] == .string("file:" + keyFile))
+            let sealed = fileBytes(state + "/keys/default.pem")
+            #expect(sealed.count > 5 && sealed[5] == 4, "sealed under the profile's key file")
+            try Self.signIn(state, idp, keySource: .file(path: keyFile))
+            try Self.refreshes(cli, idp, "a key sealed under file:PATH signs")
+            // Only the key source's secret opens it.
+            let key = ProfileClientKeyFile(path: state + "/keys/default.pem",
+                                           store: EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .file(path: keyFile)))
+            #expect(String(decoding: try key.privateKeyPEM().bytes, as: UTF8.self).hasPrefix("-----BEGIN"))
+            #expect(throws: LatchkeyError.self) {
+                _ = try ProfileClientKeyFile(path: state + "/keys/default.pem",
+                                             store: EncryptedFileTokenStore(stateDirectory: state, profile: "default")).privateKeyPEM()
+            }
+            #expect(FileText.write(String(repeating: "x", count: 48), to: keyFile, mode: 0o600))
+            #expect(throws: LatchkeyError.self) { _ = try key.privateKeyPEM() }
         }
     }
 

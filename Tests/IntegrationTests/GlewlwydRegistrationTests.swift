@@ -73,8 +73,10 @@ struct GlewlwydRegistrationTests {
         #expect(first.exitCode == 0, "refresh: \(first)")
 
         let oldKey = ws.directory.path + "/old-key.pem"
-        let copied = try ProcessRunner.run("/bin/cp", ["-p", ws.latchkey.stateDirectory + "/keys/default.pem", oldKey])
-        #expect(copied.exitCode == 0)
+        // The generated key is sealed under the machine key; the probe signs with its PEM.
+        let unseal = PackagePaths.harness() + "/unseal_client_key.py"
+        let copied = try ProcessRunner.run(idp.base.python, [unseal, ws.latchkey.stateDirectory + "/keys/default.pem", oldKey])
+        #expect(copied.exitCode == 0, "\(copied)")
         #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: oldKey, kid: oldKid) == "200",
                 "the hand-made assertion is accepted before the rotation")
         let rotated = try ws.latchkey.run(["--json", "register", "--rotate-key"])
@@ -84,12 +86,14 @@ struct GlewlwydRegistrationTests {
         #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: oldKey, kid: oldKid) == "401",
                 "the old key is still accepted after the rotation")
         let newKey = try #require(try Self.profile(ws)["client_key_file"]?.stringValue)
-        #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: newKey, kid: newKid) == "200")
+        let newPEM = ws.directory.path + "/rotated-key.pem"
+        #expect(try ProcessRunner.run(idp.base.python, [unseal, newKey, newPEM]).exitCode == 0)
+        #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: newPEM, kid: newKid) == "200")
         let second = try ws.latchkey.run(["--verbose", "refresh"])
         #expect(second.exitCode == 0, "refresh with the new key: \(second)")
 
         let keptKey = ws.directory.path + "/new-key.pem"
-        #expect(try ProcessRunner.run("/bin/cp", ["-p", newKey, keptKey]).exitCode == 0)
+        #expect(try ProcessRunner.run("/bin/cp", ["-p", newPEM, keptKey]).exitCode == 0)
         let accessToken = try ws.latchkey.run(["token"]).stdoutText.split(separator: "\n").first.map(String.init) ?? ""
         #expect(try idp.userinfoStatus(issuer: idp.issuerTLS, accessToken: accessToken) == "200")
         // Glewlwyd leaves a deleted client's tokens alive (test-idp.md), so `--delete` revokes first:
@@ -99,7 +103,7 @@ struct GlewlwydRegistrationTests {
             .run(["register", "--delete"])
         #expect(stopped.terminatingSignal == SIGKILL, "\(stopped)")
         #expect(try idp.userinfoStatus(issuer: idp.issuerTLS, accessToken: accessToken) == "401", "the access token was not revoked")
-        #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: newKey, kid: newKid) == "200",
+        #expect(try idp.assertionStatus(issuer: idp.issuerTLS, client: client, key: newPEM, kid: newKid) == "200",
                 "the client is gone before the DELETE")
         let deleted = try ws.latchkey.run(["--json", "register", "--delete"])
         #expect(deleted.exitCode == 0, "delete: \(deleted)")

@@ -31,6 +31,9 @@ package struct DeviceRegistration: Sendable {
     public let transport: any HTTPTransport
     /// Called after each write, with its name (tests stop the process there).
     public var checkpoint: @Sendable (String) throws -> Void = { _ in }
+    /// The token store of the profile under a key source, which seals and opens the keys it
+    /// generates (`SealedClientKey`); the caller gives it the environment and passphrase.
+    public var keyStore: @Sendable (KeySource) -> EncryptedFileTokenStore
     private let random: SecureRandom
 
     /// Registration for `profile` under `stateDirectory`.
@@ -39,6 +42,7 @@ package struct DeviceRegistration: Sendable {
         self.profile = profile
         self.transport = transport
         self.random = random
+        keyStore = { EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: $0) }
     }
 
     /// The registration file.
@@ -74,6 +78,8 @@ package struct DeviceRegistration: Sendable {
         public var dialect: RegistrationDialect = .rfc7591
         /// The CA bundle the profile remembers (by absolute path), as `login --ca-file` does.
         public var caFile: String?
+        /// The profile's key source: its token file's, and a generated key's.
+        public var keySource: KeySource = .machine
 
         /// A request with the defaults of `register`.
         public init(issuer: String, initialAccessToken: SecretBytes?, clientName: String, scopes: [String]) {
@@ -143,7 +149,7 @@ package struct DeviceRegistration: Sendable {
             var keyPath = request.clientKeyFile
             if let key, request.clientKeyFile == nil {
                 let path = freshKeyPath(thumbprint: key.thumbprint, preferred: profile + ".pem")
-                try writeKey(key, path: path)
+                try writeKey(key, path: path, keySource: request.keySource)
                 createdKey = path
                 keyPath = path
             }
@@ -155,7 +161,7 @@ package struct DeviceRegistration: Sendable {
                     algorithm: key.algorithm, keyID: key.thumbprint,
                     audience: request.dialect == .glewlwyd ? .endpoint : .issuer)
             }
-            var settings = ProfileSettings(client: configuration, keySource: .machine)
+            var settings = ProfileSettings(client: configuration, keySource: request.keySource)
             settings.clientKeyFile = keyPath
             settings.caFile = request.caFile
             var record = RegistrationRecord(dialect: request.dialect, registration: registration, keyFile: keyPath,
@@ -271,7 +277,7 @@ package struct DeviceRegistration: Sendable {
         let newPath = freshKeyPath(thumbprint: key.thumbprint, preferred: nil)
         record.generatedKeys.append(newPath)
         try store.save(record, issuer: issuer, at: Timestamp.now())
-        try writeKey(key, path: newPath)
+        try writeKey(key, path: newPath, keySource: settings.keySource)
         try checkpoint("rotate-new-key")
 
         // 1. The provider holds both keys.
@@ -321,7 +327,8 @@ package struct DeviceRegistration: Sendable {
         if let kid = settings.client.clientAssertion.keyID, let jwk = registered.first(where: { $0["kid"]?.stringValue == kid }) {
             return jwk
         }
-        return try ClientKey(pem: try readKey(path), algorithm: settings.client.clientAssertion.algorithm, random: random).publicJWK
+        let pem = try ProfileClientKeyFile(path: path, store: keyStore(settings.keySource)).privateKeyPEM()
+        return try ClientKey(pem: pem, algorithm: settings.client.clientAssertion.algorithm, random: random).publicJWK
     }
 
     /// An answer as the record keeps it: the metadata sent, the credentials answered (RFC 7592
@@ -420,15 +427,10 @@ package struct DeviceRegistration: Sendable {
         return path
     }
 
-    /// The private key in `path`.
-    private func readKey(_ path: String) throws -> SecretBytes {
-        try ClientKeyFile(path: path).privateKeyPEM()
-    }
-
-    /// Writes `key` owner-only and atomically at `path` under `keys/`; the byte copy is zeroed after.
-    private func writeKey(_ key: ClientKey, path: String) throws(TokenStoreError) {
-        var bytes = key.pem.bytes
-        defer { bytes.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
+    /// Writes `key` sealed under `keySource` (`SealedClientKey`), owner-only and atomically at
+    /// `path` under `keys/`.
+    private func writeKey(_ key: ClientKey, path: String, keySource: KeySource) throws(TokenStoreError) {
+        let bytes = try SealedClientKey.seal(key.pem, store: keyStore(keySource))
         try PrivateFile.write(bytes, directory: keyDirectory, fileName: String(path.dropFirst(keyDirectory.count + 1)))
     }
 }

@@ -230,9 +230,9 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     // MARK: - Keys
 
-    /// The file key for `derivation`; `random` is only needed (and only given) when writing,
-    /// where a missing machine key is created.
-    private func fileKey(for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
+    /// The file key for `derivation` (also of `register`'s sealed client keys); `random` is only
+    /// needed (and only given) when writing, where a missing machine key is created.
+    func fileKey(for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
                          random: (any RandomSource)?) throws(TokenStoreError) -> SecretBytes {
         switch (keySource, derivation) {
         case let (.passphrase, .pbkdf2SHA256(iterations, salt)):

@@ -6,7 +6,7 @@ extension CommandCatalog {
         Zero-touch provisioning: registers this device with the issuer's registration endpoint,
         authorised by a provisioning (initial access) token read from an owner-only file, with a
         key generated here (P-256, or RSA-PSS with --key-alg PS256) written owner-only at
-        <state-dir>/keys/NAME.pem. The profile is then ready for `latchkey login`. The
+        <state-dir>/keys/NAME.pem, sealed as the token file is, under the profile's key source. The profile is then ready for `latchkey login`. The
         registration token and any client secret go to the encrypted <state-dir>/NAME@registration.tokens,
         never to the profile. --show reads the registration, --rotate-key replaces the key
         (the old one stays valid until the provider accepted the new one), --delete revokes the
@@ -21,6 +21,8 @@ extension CommandCatalog {
                    default: "private_key_jwt when the provider lists it, else none"),
             .value("client-key-file", "FILE", help: "register this existing owner-only PEM key instead of generating one"),
             .value("key-alg", "ES256|PS256", help: "the algorithm of the generated key", default: "ES256"),
+            .value("key-source", "machine|credential|file:PATH",
+                   help: "the profile's key source, which also seals the generated key", default: "machine"),
             .value("client-name", "NAME", help: "client_name", default: "latchkey on <hostname>"),
             .value("scope", "SCOPES", help: "space- or comma-separated scopes", default: "openid offline_access"),
             .value("grant", "device|code|both", help: "the grants to register (refresh_token always)", default: "device"),

@@ -51,9 +51,11 @@ enum ClientAssertionOptions {
         return existing?.clientKeyFile
     }
 
-    /// The key source the library reads at each use, for a profile using private_key_jwt.
-    static func keySource(_ settings: ProfileSettings) -> (any ClientKeySource)? {
+    /// The key source the library reads at each use, for a profile using private_key_jwt; with
+    /// the profile's token store, a key `register` generated (sealed under it) opens too.
+    static func keySource(_ settings: ProfileSettings, store: (any TokenStore)? = nil) -> (any ClientKeySource)? {
         guard settings.client.authMethod == .privateKeyJWT, let path = settings.clientKeyFile else { return nil }
+        if let store = store as? EncryptedFileTokenStore { return ProfileClientKeyFile(path: path, store: store) }
         return ClientKeyFile(path: path)
     }
 

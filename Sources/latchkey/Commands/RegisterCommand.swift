@@ -24,6 +24,14 @@ enum RegisterCommand {
                 if point == fail { throw TokenStoreError.io(path: point, operation: "write", errno: ENOSPC) }
             }
         }
+        // Generated keys are sealed under the profile's key source, with the token file's inputs.
+        let environment = context.environment.subset(["CREDENTIALS_DIRECTORY"])
+        let passphrase = try SecretInput.passphrase(context, confirm: false)
+        let stateDirectory = access.stateDirectory, profile = access.profile
+        building.keyStore = { source in
+            EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: source,
+                                    environment: environment, passphrase: passphrase)
+        }
         let registration = building
         let json = context.globals.json
         let modes = ["show", "rotate-key", "delete"].filter { context.arguments.has($0) }
@@ -98,6 +106,13 @@ enum RegisterCommand {
             request.authMethod = ClientAuthMethod(rawValue: method)
         }
         request.keyAlgorithm = keyAlg == "PS256" ? .ps256 : .es256
+        if let text = context.arguments.string("key-source") {
+            // Unattended by design: no passphrase to type at every refresh.
+            guard let source = KeySource(name: text), source != .passphrase else {
+                throw UsageError("--key-source must be machine, credential or file:PATH, got '\(text)'", command: "register")
+            }
+            request.keySource = source
+        }
         request.clientKeyFile = context.arguments.string("client-key-file").map(ClientCertificateFiles.absolute)
         request.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
         if let path = context.arguments.string("software-statement-file") {
