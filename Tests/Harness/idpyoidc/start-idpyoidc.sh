@@ -25,6 +25,8 @@ fi
 mkdir -p "$STATE/pki"
 [ -f "$STATE/pki/localhost.pem" ] || sh "$ROOT/Tests/Harness/http/make_certs.sh" "$STATE/pki" >/dev/null
 
+# A second start in the same folder replaces the first: stop what it started before forgetting it.
+"$HERE/stop-idpyoidc.sh" "$STATE"
 : > "$STATE/pids"
 start() { # name, extra arguments
   local dir="$STATE/$1"; shift
