@@ -38,8 +38,16 @@ public struct RegistrationRecord: Sendable, Equatable {
         generatedKeys = keyGenerated ? keyFile.map { [$0] } ?? [] : []
     }
 
-    /// True when the key file the client signs with was generated here.
-    public var keyGenerated: Bool { keyFile.map(generatedKeys.contains) ?? false }
+    /// True when the key file the client signs with was generated here (setting it adds or
+    /// removes that file in `generatedKeys`).
+    public var keyGenerated: Bool {
+        get { keyFile.map(generatedKeys.contains) ?? false }
+        set {
+            guard let keyFile else { return }
+            generatedKeys.removeAll { $0 == keyFile }
+            if newValue { generatedKeys.append(keyFile) }
+        }
+    }
 
     /// The record `--force` replaced, while this one is pending.
     public var previous: RegistrationRecord? {

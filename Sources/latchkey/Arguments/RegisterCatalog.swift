@@ -6,12 +6,13 @@ extension CommandCatalog {
         Zero-touch provisioning: registers this device with the issuer's registration endpoint,
         authorised by a provisioning (initial access) token read from an owner-only file, with a
         key generated here (P-256, or RSA-PSS with --key-alg PS256) written owner-only at
-        <state-dir>/keys/NAME.pem, sealed as the token file is, under the profile's key source. The profile is then ready for `latchkey login`. The
-        registration token and any client secret go to the encrypted <state-dir>/NAME@registration.tokens,
-        never to the profile. --show reads the registration, --rotate-key replaces the key
-        (the old one stays valid until the provider accepted the new one), --delete revokes the
-        tokens, deletes the registration, then the local files. Run again after an
-        interruption, each form finishes or leaves the state as it was.
+        <state-dir>/keys/NAME.pem and sealed as the token file is, under the profile's key
+        source. The profile is then ready for `latchkey login`. The registration token and any
+        client secret go to the encrypted <state-dir>/NAME@registration.tokens, never to the
+        profile. --show reads the registration, --rotate-key replaces the key (the old one
+        stays valid until the provider accepted the new one), --delete revokes the tokens,
+        deletes the registration, then the local files. Run again after an interruption, each
+        form finishes, or leaves the state as it was.
         """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
