@@ -79,6 +79,7 @@ cleanup() {
   local pid
   for pid in "${JOBS[@]}"; do kill -0 "$pid" 2>/dev/null && stop_tree "$pid"; done
   [ -x "$ROOT/Tests/Harness/idp/stop-idp.sh" ] && "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1
+  [ -x "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" ] && "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" "$WORK/idpyoidc" >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -152,6 +153,14 @@ if ! collect idp "$IDP_JOB" "the test IdP (started beside the build)"; then
 fi
 # shellcheck disable=SC1091
 source "$WORK/idp/env.sh"
+# idpyoidc 5.0.0 (issue 31 §5, PAR at an OpenID-strict provider): its own venv in $SCRATCH (pip from
+# PyPI once), plain and TLS on kernel-chosen ports; without it IdpyoidcPARTests fails under CI.
+if LATCHKEY_IDPYOIDC_VENV="$SCRATCH/idpyoidc-venv" "$ROOT/Tests/Harness/idpyoidc/start-idpyoidc.sh" "$WORK/idpyoidc"; then
+  # shellcheck disable=SC1091
+  source "$WORK/idpyoidc/env.sh"
+else
+  failures+=("Tests/Harness/idpyoidc/start-idpyoidc.sh")
+fi
 env | grep '^LATCHKEY_IT_' | sort
 
 # --- 4. swift test: unit and CLI suites ---------------------------------------------------------
