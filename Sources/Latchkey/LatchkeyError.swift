@@ -71,6 +71,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .denied: return .denied
         case .expired, .timedOut: return .expired
         case .network(.unreadableCABundle): return .configuration
+        case .network(.untrustedCABundle): return .storage
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
         case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
@@ -90,6 +91,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .expired(_, let oauthCode): return oauthCode ?? "expired_token"
         case .timedOut: return "timed_out"
         case .network(.unreadableCABundle): return "configuration_error"
+        case .network(.untrustedCABundle): return "storage_error"
         case .network(let e): return e == .cancelled ? "cancelled" : (Self.isProtocol(e) ? "protocol_violation" : "network_error")
         case .protocolViolation, .tokenBinding: return "protocol_violation"
         case .clientCertificate(let p): return p.isLocal ? "client_certificate_unusable" : "client_certificate_refused"

@@ -18,7 +18,7 @@ Scenarios change one thing:
   jwks-changed (echoes another key), no-registration-endpoint, put-fails (500 on PUT),
   delete-refused (403 on DELETE; GET still answers), rotate-token (every PUT answers with a new
   registration access token and the old one stops working, RFC 7592 §3), second-put-fails (the
-  second PUT of a client is 500), hostile-client-id (a client_id with terminal escapes).
+  second PUT of a client is 500, and so are its two repeats), hostile-client-id (a client_id with terminal escapes).
 Several scenarios combine with commas: `rotate-token,second-put-fails`.
 """
 import argparse
@@ -172,7 +172,9 @@ def main() -> None:
             with lock:
                 puts[client_id] = puts.get(client_id, 0) + 1
                 count = puts[client_id]
-            if "put-fails" in scenarios or ("second-put-fails" in scenarios and count == 2):
+            # A PUT is repeated on a 5xx (the one transient rule: 3 attempts), so "the second PUT
+            # fails" is the second, third and fourth request; the next run's PUT succeeds.
+            if "put-fails" in scenarios or ("second-put-fails" in scenarios and 2 <= count <= 4):
                 return self.reply(500, {"error": "server_error"}, body)
             if not isinstance(body, dict) or body.get("client_id") != client_id:
                 return self.reply(400, {"error": "invalid_client_metadata", "error_description": "client_id must be repeated"}, body)

@@ -12,11 +12,19 @@ public struct RegistrationClient: Sendable {
     /// How the provider spells the protocol.
     public let dialect: RegistrationDialect
     private let exchange: EndpointExchange
+    private let time: any TimeSource
 
     /// A client for `issuer`'s registration endpoints over `transport`.
     public init(issuer: String, dialect: RegistrationDialect, transport: any HTTPTransport, timeout: Double = 30) {
+        self.init(issuer: issuer, dialect: dialect, transport: transport, timeout: timeout, time: SystemTimeSource())
+    }
+
+    /// As above, with the clock the transient-failure pauses sleep on (tests).
+    public init(issuer: String, dialect: RegistrationDialect, transport: any HTTPTransport, timeout: Double = 30,
+                time: any TimeSource) {
         self.issuer = issuer
         self.dialect = dialect
+        self.time = time
         exchange = EndpointExchange(transport: transport, timeout: timeout)
     }
 
@@ -104,8 +112,20 @@ public struct RegistrationClient: Sendable {
             headers.append(("Content-Type", "application/json"))
             bytes = Array(JSONValue.object(body).jsonText.utf8)
         }
-        return try await exchange.send(HTTPRequest(method: method, url: url, headers: headers, body: bytes,
-                                                   maxRedirects: 0, timeout: exchange.timeout))
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: bytes, maxRedirects: 0, timeout: exchange.timeout)
+        // The one transient rule (`TransientFailure`): a create only when it cannot have arrived (a
+        // second client would be left behind), PUT and DELETE after any transient failure (they are
+        // idempotent), and the RFC 7592 GET never: it is what confirms a state, so its answer stands.
+        let repeating: TransientFailure.Repeat
+        switch method {
+        case "GET": repeating = .never
+        case "POST": repeating = .whenNotActedOn
+        default: repeating = .afterAnyTransientFailure
+        }
+        let exchange = self.exchange
+        return try await TransientFailure.retrying(.registration, repeating: repeating, time: time) {
+            () async throws(LatchkeyError) -> HTTPResponse in try await exchange.send(request)
+        }
     }
 
     private func expect(_ response: HTTPResponse, _ statuses: [Int], _ operation: RegistrationOperation) throws {

@@ -21,12 +21,14 @@ public enum EndpointRole: String, Sendable, Hashable, CaseIterable {
     case authorization
     /// A protected resource (an API called with the access token).
     case resource
+    /// RFC 7591 registration and RFC 7592 management of the client (`register`).
+    case registration
 
     /// True for endpoints where the client authenticates itself (RFC 6749 §2.3).
     public var authenticatesClient: Bool {
         switch self {
         case .token, .revocation, .pushedAuthorization, .deviceAuthorization, .backchannelAuthentication: return true
-        case .discovery, .jwks, .authorization, .resource: return false
+        case .discovery, .jwks, .authorization, .resource, .registration: return false
         }
     }
 }

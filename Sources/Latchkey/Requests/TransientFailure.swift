@@ -73,6 +73,9 @@ public enum TransientFailure {
     static func repeats(_ role: EndpointRole) -> Repeat {
         switch role {
         case .pushedAuthorization, .resource, .authorization: return .never
+        // Creating a client twice would leave one behind: only when the first cannot have arrived.
+        // (`RegistrationClient` repeats PUT and DELETE after any transient failure and never a GET.)
+        case .registration: return .whenNotActedOn
         case .token, .backchannelAuthentication: return .whenNotActedOn
         case .discovery, .jwks, .revocation, .deviceAuthorization: return .afterAnyTransientFailure
         }
@@ -105,10 +108,10 @@ public enum TransientFailure {
     /// past `deadline`. A transient status that ends the attempts is thrown as
     /// `OAuthError.unavailable` (with the server's wait when that wait is the reason); the last
     /// transport failure is thrown as it is; any other answer is returned.
-    static func retrying(_ role: EndpointRole, time: any TimeSource, until deadline: Timestamp? = nil,
+    static func retrying(_ role: EndpointRole, repeating: Repeat? = nil, time: any TimeSource, until deadline: Timestamp? = nil,
                          isolation: isolated (any Actor)? = #isolation,
                          _ send: () async throws(LatchkeyError) -> HTTPResponse) async throws(LatchkeyError) -> HTTPResponse {
-        let mode = repeats(role)
+        let mode = repeating ?? repeats(role)
         var attempt = 0
         while true {
             attempt += 1

@@ -105,6 +105,8 @@ struct FailureReport: Sendable {
         switch error {
         case .notSignedIn, .reauthenticationRequired, .expired, .timedOut, .denied:
             return "run `latchkey login`"
+        case .network(.untrustedCABundle):
+            return "keep the bundle where only you or root can write it: chmod go-w the file and each folder above it, or move it"
         case .network(let e) where HTTPClient.isMissingCABundle(e): return "name one with --ca-file, LATCHKEY_CA_FILE or SSL_CERT_FILE"
         case .network(.tlsExpected): return "write the URL with https://"
         case .network(.tlsNotSpoken): return "check the port, or write the URL with http:// (loopback only)"
