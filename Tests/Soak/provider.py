@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""The soak's scripted provider: what Glewlwyd cannot do on demand.
+
+On 127.0.0.1 only, port 0 (the port is printed as "PORT <n>" on stdout when ready).
+- Device grant, auto-approved at the first poll; one refresh-token *family* per grant.
+- Access tokens live a random 10-30 s (--at-ttl-min/--at-ttl-max, from --seed).
+- Refresh tokens rotate on every use. A spent refresh token presented again is a *reuse*: within
+  --grace seconds of its rotation it is accepted (the family goes on from the new answer),
+  otherwise the whole family is revoked (RFC 9700 §4.14.2): every refresh and access token of it.
+- DPoP (RFC 9449) for clients that send a proof: the grant is bound to the proof's key; the
+  proof checks are those of Tests/Harness/scripted_idp.py (imported, not copied).
+- /resource: a protected resource (Bearer or DPoP with ath); faults never touch it.
+- Fault switches, set by the soak driver with POST /_control {"fault": NAME, "seconds": S} or
+  {"event": "jwks-rotate"} / {"clock_offset": S}: "503" (no Retry-After), "503-retry-after"
+  (Retry-After: 1), "reset" (TCP RST, nothing processed), "stall" (no answer for --stall
+  seconds, then the connection closed, nothing processed), "slow" (2-4 s before an answer that
+  is then processed normally). Faults hit discovery, JWKS, device and token endpoints.
+- GET /_stats: per family (client_id = the device) refreshes, reuses (in grace or not), the
+  revocation and, for a revoking reuse, when the reused token was rotated and whether its
+  successor was ever presented; GET /_token?h=<sha256 hex of an access token>: issued_at, ttl.
+Defects for showing that the soak finds things (--defect): "stale-refresh-answer": one refresh
+answer in 25 carries the refresh token just spent instead of the new one (a provider bug that
+makes an honest client reuse a token).
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import secrets
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Harness"))
+from scripted_idp import SigningKey, b64u, jwk_thumbprint, verify_dpop_proof  # noqa: E402
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+FAULTED_PATHS = {"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server", "/jwks",
+                 "/device_authorization", "/token"}
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.rng = random.Random(args.seed)
+        self.keys = [SigningKey("ES256", "key-1")]
+        self.key_serial = 1
+        self.clock_offset = 0.0
+        self.fault, self.fault_until = None, 0.0
+        self.devices = {}          # device_code -> {client_id, scope, jkt}
+        self.families = {}         # family id -> dict
+        self.refresh = {}          # refresh token -> {family, gen, spent_at, successor}
+        self.access = {}           # access token -> {family, issued_at, ttl, jkt}
+        self.dpop_jtis = set()
+        self.faults_served = {}
+        self.refresh_answers = 0
+        self.requests = {}         # path -> count (the driver's own /_ requests not counted)
+        self.port = 0
+
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def now(self):
+        return time.time() + self.clock_offset
+
+    def active_fault(self):
+        with self.lock:
+            if self.fault and time.time() < self.fault_until:
+                return self.fault
+            self.fault = None
+            return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "soak-provider/1"
+    state: State
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def date_time_string(self, timestamp=None):
+        import email.utils
+        return email.utils.formatdate(timestamp if timestamp is not None else self.state.now(), usegmt=True)
+
+    def do_GET(self):
+        self._route()
+
+    def do_POST(self):
+        self._route()
+
+    def _params(self):
+        query = urllib.parse.urlsplit(self.path).query
+        params = {k: v[0] for k, v in urllib.parse.parse_qs(query, keep_blank_values=True).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self._body = body
+        if body and (self.headers.get("Content-Type") or "").startswith("application/x-www-form-urlencoded"):
+            params.update({k: v[0] for k, v in urllib.parse.parse_qs(body.decode(errors="replace"),
+                                                                     keep_blank_values=True).items()})
+        return params
+
+    def _send(self, status, obj=None, raw=None, headers=None, content_type="application/json"):
+        body = raw if raw is not None else json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def _route(self):
+        st = self.state
+        path = urllib.parse.urlsplit(self.path).path
+        if not path.startswith("/_"):
+            with st.lock:
+                st.requests[path] = st.requests.get(path, 0) + 1
+        try:
+            params = self._params()
+            if path in FAULTED_PATHS:
+                fault = st.active_fault()
+                if fault and self._inject(fault):
+                    return
+            handler = {
+                "/.well-known/openid-configuration": self._metadata,
+                "/.well-known/oauth-authorization-server": self._metadata,
+                "/jwks": self._jwks, "/device_authorization": self._device_authorization,
+                "/token": self._token, "/resource": self._resource, "/revoke": self._revoke,
+                "/_control": self._control, "/_stats": self._stats, "/_token": self._token_info,
+            }.get(path)
+            if handler is None:
+                return self._send(404, {"error": "not_found"})
+            handler(params)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    # ---------- faults ----------
+    def _inject(self, fault):
+        """True when the fault answered (or dropped) the request; "slow" delays and goes on."""
+        st = self.state
+        with st.lock:
+            st.faults_served[fault] = st.faults_served.get(fault, 0) + 1
+        if fault == "503":
+            self._send(503, raw=b"<html>upstream trouble</html>", content_type="text/html")
+        elif fault == "503-retry-after":
+            self._send(503, raw=b"<html>upstream trouble</html>", content_type="text/html",
+                       headers={"Retry-After": "1"})
+        elif fault == "reset":
+            # SO_LINGER 0: close() sends RST, as a crashing load balancer does.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+        elif fault == "stall":
+            time.sleep(st.args.stall)
+            self.close_connection = True
+        elif fault == "slow":
+            time.sleep(2 + 2 * random.random())
+            return False
+        else:
+            return False
+        return True
+
+    def _control(self, params):
+        st = self.state
+        cmd = json.loads(self._body or b"{}")
+        with st.lock:
+            if "fault" in cmd:
+                st.fault, st.fault_until = cmd["fault"], time.time() + float(cmd.get("seconds", 3))
+            if cmd.get("event") == "jwks-rotate":
+                st.key_serial += 1
+                st.keys = (st.keys + [SigningKey("ES256", f"key-{st.key_serial}")])[-2:]
+            if "clock_offset" in cmd:
+                st.clock_offset = float(cmd["clock_offset"])
+        self._send(200, {"ok": True})
+
+    def _stats(self, params):
+        st = self.state
+        with st.lock:
+            fams = [dict(f, id=i) for i, f in st.families.items()]
+            out = {"families": fams, "faults_served": dict(st.faults_served), "refresh_answers": st.refresh_answers,
+                   "requests": dict(st.requests)}
+        self._send(200, out)
+
+    def _token_info(self, params):
+        st = self.state
+        with st.lock:
+            for tok, rec in st.access.items():
+                if hashlib.sha256(tok.encode()).hexdigest() == params.get("h"):
+                    fam = st.families[rec["family"]]
+                    return self._send(200, {"issued_at": rec["issued_at"], "ttl": rec["ttl"],
+                                            "family": rec["family"], "revoked": fam["revoked"]})
+        self._send(404, {"error": "unknown"})
+
+    # ---------- OAuth ----------
+    def _metadata(self, params):
+        base = self.state.base()
+        self._send(200, {
+            "issuer": base, "token_endpoint": base + "/token",
+            "device_authorization_endpoint": base + "/device_authorization",
+            "revocation_endpoint": base + "/revoke", "jwks_uri": base + "/jwks",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["refresh_token", DEVICE_GRANT],
+            "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["ES256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": ["openid", "offline_access"],
+            "dpop_signing_alg_values_supported": ["ES256"]})
+
+    def _jwks(self, params):
+        with self.state.lock:
+            keys = [k.jwk for k in self.state.keys]
+        self._send(200, {"keys": keys})
+
+    def _device_authorization(self, params):
+        st = self.state
+        code = secrets.token_urlsafe(24)
+        with st.lock:
+            st.devices[code] = {"client_id": params.get("client_id", ""), "scope": params.get("scope", "openid")}
+        uri = st.base() + "/device"
+        self._send(200, {"device_code": code, "user_code": "SOAK-TEST", "verification_uri": uri,
+                         "verification_uri_complete": uri + "?user_code=SOAK-TEST", "expires_in": 300, "interval": 1})
+
+    def _dpop(self, htm, htu, access_token=None):
+        """(ok, jkt or None, error) for the request's DPoP proof (no proof: ok, None)."""
+        proof = self.headers.get("DPoP")
+        if proof is None:
+            return True, None, None
+        try:
+            header, claims = verify_dpop_proof(proof, htm, htu, access_token)
+        except ValueError as e:
+            return False, None, str(e)
+        with self.state.lock:
+            if claims["jti"] in self.state.dpop_jtis:
+                return False, None, "jti reused"
+            self.state.dpop_jtis.add(claims["jti"])
+        return True, jwk_thumbprint(header["jwk"]), None
+
+    def _issue(self, family_id, with_id_token=True):
+        """A new access + refresh pair of the family (caller holds the lock)."""
+        st = self.state
+        fam = st.families[family_id]
+        ttl = st.rng.randint(st.args.at_ttl_min, st.args.at_ttl_max)
+        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        fam["gen"] += 1
+        st.refresh[refresh] = {"family": family_id, "gen": fam["gen"], "spent_at": None, "successor": None,
+                               "presented": False}
+        st.access[access] = {"family": family_id, "issued_at": time.time(), "ttl": ttl, "jkt": fam["jkt"]}
+        fam["current"] = refresh
+        body = {"access_token": access, "token_type": "DPoP" if fam["jkt"] else "Bearer", "expires_in": ttl,
+                "refresh_token": refresh, "scope": fam["scope"]}
+        if with_id_token:
+            key = st.keys[-1]
+            now = int(st.now())
+            claims = {"iss": st.base(), "sub": "soak-" + fam["client_id"], "aud": fam["client_id"], "iat": now,
+                      "exp": now + 600, "at_hash": b64u(hashlib.sha256(access.encode()).digest()[:16])}
+            si = b64u(json.dumps({"alg": "ES256", "kid": key.kid, "typ": "JWT"}).encode()) + "." + \
+                b64u(json.dumps(claims).encode())
+            body["id_token"] = si + "." + b64u(key.sign(si.encode()))
+        return body, refresh
+
+    def _token(self, params):
+        st = self.state
+        ok, jkt, why = self._dpop("POST", st.base() + "/token")
+        if not ok:
+            return self._send(400, {"error": "invalid_dpop_proof", "error_description": why})
+        grant = params.get("grant_type")
+        if grant == DEVICE_GRANT:
+            with st.lock:
+                dev = st.devices.pop(params.get("device_code", ""), None)
+                if dev is None:
+                    return self._send(400, {"error": "invalid_grant"})
+                fid = len(st.families) + 1
+                st.families[fid] = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": jkt, "gen": 0,
+                                    "created": time.time(), "refreshes": 0, "reuses": 0, "reuses_in_grace": 0,
+                                    "revoked": False, "revoked_at": None, "revoke_reason": None,
+                                    "reused_rotated_at": None, "reused_successor_presented": None,
+                                    "refresh_after_revoke": 0, "current": None}
+                body, _ = self._issue(fid)
+            return self._send(200, body)
+        if grant != "refresh_token":
+            return self._send(400, {"error": "unsupported_grant_type"})
+        token = params.get("refresh_token", "")
+        with st.lock:
+            rec = st.refresh.get(token)
+            if rec is None:
+                return self._send(400, {"error": "invalid_grant"})
+            fam = st.families[rec["family"]]
+            if fam["jkt"] is not None and fam["jkt"] != jkt:
+                return self._send(400, {"error": "invalid_dpop_proof", "error_description": "wrong key"})
+            if fam["revoked"]:
+                fam["refresh_after_revoke"] += 1
+                return self._send(400, {"error": "invalid_grant"})
+            rec["presented"] = True
+            now = time.time()
+            if rec["spent_at"] is not None:
+                fam["reuses"] += 1
+                successor = st.refresh.get(rec["successor"]) or {}
+                if now - rec["spent_at"] <= st.args.grace:
+                    fam["reuses_in_grace"] += 1
+                    st.refresh[fam["current"]]["spent_at"] = now  # the unseen answer is retired
+                else:
+                    fam.update(revoked=True, revoked_at=now, revoke_reason="reuse",
+                               reused_rotated_at=rec["spent_at"],
+                               reused_successor_presented=bool(successor.get("presented")))
+                    for a in st.access.values():
+                        if a["family"] == rec["family"]:
+                            a["revoked"] = True
+                    return self._send(400, {"error": "invalid_grant", "error_description": "refresh token reused"})
+            fam["refreshes"] += 1
+            st.refresh_answers += 1
+            body, new = self._issue(rec["family"])
+            rec["spent_at"], rec["successor"] = now, new
+            if st.args.defect == "stale-refresh-answer" and st.refresh_answers % 25 == 0:
+                body["refresh_token"] = token
+        self._send(200, body)
+
+    def _revoke(self, params):
+        self._send(200, {})
+
+    def _resource(self, params):
+        st = self.state
+        scheme, _, credential = (self.headers.get("Authorization") or "").partition(" ")
+        with st.lock:
+            rec = st.access.get(credential)
+            expired = rec is None or rec.get("revoked") or time.time() > rec["issued_at"] + rec["ttl"]
+        challenge = 'Bearer error="invalid_token"'
+        if rec is not None and rec["jkt"]:
+            challenge = 'DPoP algs="ES256", error="invalid_token"'
+            if scheme != "DPoP":
+                expired = True
+            else:
+                ok, jkt, _ = self._dpop("GET", st.base() + "/resource", access_token=credential)
+                if not ok or jkt != rec["jkt"]:
+                    expired = True
+        elif scheme != "Bearer":
+            expired = True
+        if expired:
+            return self._send(401, {"error": "invalid_token"}, headers={"WWW-Authenticate": challenge})
+        self._send(200, {"resource": "soak", "family": rec["family"]})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--grace", type=float, default=0.0)
+    p.add_argument("--at-ttl-min", type=int, default=10)
+    p.add_argument("--at-ttl-max", type=int, default=30)
+    p.add_argument("--stall", type=float, default=35.0)
+    p.add_argument("--defect", default="")
+    args = p.parse_args()
+    st = State(args)
+    handler = type("H", (Handler,), {"state": st})
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    server.daemon_threads = True
+    st.port = server.server_address[1]
+    print(f"PORT {st.port}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""The soak driver (issue 36): N devices, consumer loops, a seeded fault schedule, the counts.
+
+Run through Tests/Soak/run.sh. Everything on 127.0.0.1; latchkey is driven through its CLI only.
+The fault schedule (times, kinds, durations, targets' device numbers) is a pure function of the
+seed; which process a kill hits depends on what is running at that instant.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PASSPHRASE = "soak-passphrase-not-a-secret"
+CALL_DEADLINE = 100.0     # 30 s request timeout, its repeats and a Retry-After: well under this
+FAULT_KINDS = ["kill", "503", "503-retry-after", "reset", "stall", "slow", "jwks-rotate", "clock-offset", "disk-full"]
+# Relative weights: kills are the fault whose window (rotated, not yet saved) needs many samples.
+WEIGHTS = {"kill": 12, "503": 2, "503-retry-after": 2, "reset": 2, "stall": 1, "slow": 2, "jwks-rotate": 1,
+           "clock-offset": 1, "disk-full": 2}
+
+
+def pct(values, p):
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
+
+
+class Soak:
+    def __init__(self, a):
+        self.a = a
+        self.t0 = time.time()
+        self.end = self.t0 + a.minutes * 60
+        self.lock = threading.Lock()
+        self.work = tempfile.mkdtemp(prefix=f"latchkey-soak-{a.seed}-")
+        self.procs = {}           # pid -> (device, Popen, start time, command name)
+        self.killed = set()       # pids we SIGKILLed
+        self.kills = []           # (time, device, pid, command)
+        self.calls = []           # dicts
+        self.faults = {k: 0 for k in FAULT_KINDS}
+        self.fault_windows = []   # (start, end, kind)
+        self.lost = []            # session-lost events
+        self.token_info = {}      # sha256 -> (issued_at, ttl)
+        self.known = {}           # device -> (token sha, issued_at, ttl)
+        self.paused = {}          # device -> Event (set = running)
+        self.family_of_device = {}
+        self.relogins = 0
+        self.disk_full_active = False
+        self.errors = []
+        self.peak_rss_kb = 0
+        self.tmpfs = None
+
+    # ---------- plumbing ----------
+    def log(self, *msg):
+        print(f"[{time.time() - self.t0:7.1f}s]", *msg, flush=True)
+
+    def provider_get(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as r:
+            return json.loads(r.read())
+
+    def provider_post(self, obj):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_control", data=json.dumps(obj).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    def state_dir(self, d):
+        return os.path.join(self.work, f"dev-{d}")
+
+    def env(self, d):
+        e = dict(os.environ)
+        e.pop("LATCHKEY_PASSPHRASE", None)
+        if d == self.passphrase_device:
+            e["LATCHKEY_PASSPHRASE"] = PASSPHRASE
+        return e
+
+    def run(self, d, args, name, track=True):
+        """Runs latchkey for device d; returns (rc or None when we killed it, stdout, seconds, rss kB)."""
+        argv = [self.a.binary, "--state-dir", self.state_dir(d)] + args
+        start = time.time()
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env(d))
+        if track:
+            with self.lock:
+                self.procs[p.pid] = (d, p, start, name)
+        timer = threading.Timer(CALL_DEADLINE + 20, lambda: self._overdue(p))
+        timer.start()
+        out, err = p.communicate()
+        timer.cancel()
+        took = time.time() - start
+        with self.lock:
+            self.procs.pop(p.pid, None)
+            was_killed = p.pid in self.killed
+            self.killed.discard(p.pid)
+        rc = None if was_killed else p.returncode
+        return rc, out.decode(errors="replace"), err.decode(errors="replace"), took
+
+    def _overdue(self, p):
+        try:
+            p.kill()
+        except Exception:
+            pass
+
+    # ---------- setup ----------
+    def setup(self):
+        a = self.a
+        self.kill_rng = random.Random(a.seed + 7)
+        self.dpop_device = 0
+        self.passphrase_device = 1 if a.devices > 1 else None
+        self.tmpfs_device = 2 if a.devices > 2 else None
+        pargs = [sys.executable, os.path.join(HERE, "provider.py"), "--seed", str(a.seed), "--grace", str(a.grace)]
+        if a.defect:
+            pargs += ["--defect", a.defect]
+        self.provider = subprocess.Popen(pargs, stdout=subprocess.PIPE, stderr=open(os.path.join(self.work, "provider.err"), "w"))
+        line = self.provider.stdout.readline().decode()
+        if not line.startswith("PORT "):
+            raise SystemExit("provider did not start: " + line)
+        self.port = int(line.split()[1])
+        self.issuer = f"http://127.0.0.1:{self.port}"
+        self.log(f"provider on {self.issuer}, state under {self.work}")
+        for d in range(a.devices):
+            os.makedirs(self.state_dir(d), mode=0o700)
+            if d == self.tmpfs_device:
+                r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", self.state_dir(d)],
+                                   capture_output=True, text=True)
+                if r.returncode == 0:
+                    self.tmpfs = self.state_dir(d)
+                else:
+                    self.log("no tmpfs (needs root): disk-full faults are skipped:", r.stderr.strip())
+            self.paused[d] = threading.Event()
+            self.paused[d].set()
+            self.login(d)
+
+    def login(self, d):
+        args = ["-q", "login", "--issuer", self.issuer, "--client-id", f"dev-{d}", "--no-qr",
+                "--dpop", "always" if d == self.dpop_device else "never", "--timeout", "60"]
+        if d == self.passphrase_device:
+            args += ["--key-source", "passphrase"]
+        for attempt in range(20):
+            # A login can meet a fault window; it is not what is measured, so it is repeated.
+            rc, out, err, _ = self.run(d, args, "login", track=False)
+            if rc == 0:
+                return
+            time.sleep(1)
+        self.errors.append(f"device {d}: login failed: {err.strip()[-300:]}")
+
+    # ---------- consumers ----------
+    def consumer(self, d, n):
+        rng = random.Random(self.a.seed * 1000 + d * 10 + n)
+        res = f"{self.issuer}/resource"
+        while time.time() < self.end:
+            time.sleep(rng.uniform(0.05, self.a.pause))
+            self.paused[d].wait()
+            if time.time() >= self.end:
+                break
+            kind = rng.choice(["token", "token", "header", "fetch"])
+            args = {"token": ["token"], "header": ["token", "--format", "header", "--method", "GET", "--url", res],
+                    "fetch": ["fetch", res]}[kind]
+            cached = self.cached_valid(d)
+            start = time.time()
+            rc, out, err, took = self.run(d, args, kind)
+            call = {"t": start, "device": d, "kind": kind, "rc": rc, "took": took, "cached": cached,
+                    "faults": self.active_faults(start, start + took), "err": err.strip()[-200:] if rc not in (0, None) else ""}
+            with self.lock:
+                self.calls.append(call)
+            if rc == 0 and kind in ("token", "header"):
+                tok = out.strip().split()[-1] if kind == "header" else out.strip()
+                if kind == "header":
+                    tok = out.splitlines()[0].split(" ", 2)[-1].strip()
+                self.learn(d, tok)
+            if rc == 3:
+                self.session_lost(d, call)
+
+    def learn(self, d, tok):
+        h = hashlib.sha256(tok.encode()).hexdigest()
+        info = self.token_info.get(h)
+        if info is None:
+            try:
+                j = self.provider_get(f"/_token?h={h}")
+                info = (j["issued_at"], j["ttl"])
+            except Exception:
+                return
+            self.token_info[h] = info
+        with self.lock:
+            cur = self.known.get(d)
+            if cur is None or info[0] >= cur[1]:
+                self.known[d] = (h, info[0], info[1])
+
+    def cached_valid(self, d):
+        """True when the device is known to hold an access token `token` serves without the network:
+        more than half its lifetime (the default --min-ttl for tokens under 60 s) plus 1 s left."""
+        with self.lock:
+            k = self.known.get(d)
+        if k is None:
+            return False
+        _, issued, ttl = k
+        return time.time() < issued + ttl - ttl / 2.0 - 1.0
+
+    def active_faults(self, t1, t2):
+        with self.lock:
+            return sorted({k for (s, e, k) in self.fault_windows if s <= t2 and e >= t1})
+
+    def session_lost(self, d, call):
+        """A `token` that says sign in again: counted once per family, then the device signs in again."""
+        ev = self.paused[d]
+        with self.lock:
+            if not ev.is_set():
+                return
+            ev.clear()
+        time.sleep(0.5)
+        fam = None
+        try:
+            fams = [f for f in self.provider_get("/_stats")["families"] if f["client_id"] == f"dev-{d}"]
+            fam = fams[-1] if fams else None
+        except Exception:
+            pass
+        unavoidable = False
+        if fam and fam["revoked"] and fam["revoke_reason"] == "reuse" and not fam["reused_successor_presented"]:
+            rot = fam["reused_rotated_at"]
+            with self.lock:
+                unavoidable = any(k[1] == d and rot - 0.2 <= k[0] <= rot + 2.0 for k in self.kills)
+        self.lost.append({"t": time.time() - self.t0, "device": d, "family": fam and fam["id"],
+                          "unavoidable": unavoidable, "revoked": bool(fam and fam["revoked"]),
+                          "successor_presented": fam and fam["reused_successor_presented"], "call": call["kind"],
+                          "err": call["err"]})
+        self.log(f"session lost on device {d} ({'unavoidable' if unavoidable else 'AVOIDABLE'}): {call['err'][:120]}")
+        with self.lock:
+            self.known.pop(d, None)
+        while self.disk_full_active and d == self.tmpfs_device:
+            time.sleep(0.2)
+        self.login(d)
+        self.relogins += 1
+        ev.set()
+
+    # ---------- faults ----------
+    def schedule(self):
+        """The whole fault schedule from the seed: [(offset s, kind, duration s, device)]."""
+        rng = random.Random(self.a.seed ^ 0x5EED)
+        kinds = [k for k in FAULT_KINDS if (k != "disk-full" or self.tmpfs) and k in self.a.faults.split(",")]
+        weights = [WEIGHTS[k] for k in kinds]
+        out, t = [], 3.0
+        horizon = self.a.minutes * 60 - 5
+        # Every kind at least twice, then the rest at random.
+        must = [k for k in kinds for _ in range(2)]
+        while t < horizon:
+            kind = must.pop(rng.randrange(len(must))) if must and rng.random() < 0.5 else rng.choices(kinds, weights)[0]
+            dur = {"stall": 3.0, "slow": rng.uniform(3, 6), "disk-full": rng.uniform(2, 5),
+                   "clock-offset": rng.uniform(5, 15)}.get(kind, rng.uniform(1.5, 4))
+            out.append((round(t, 3), kind, round(dur, 3), rng.randrange(self.a.devices),
+                        rng.choice([-1, 1]) * rng.randint(60, 300)))
+            t += rng.expovariate(1.0 / self.a.fault_gap)
+        return out
+
+    def injector(self, plan):
+        for (off, kind, dur, dev, offset) in plan:
+            delay = self.t0 + off - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            if time.time() >= self.end - 2:
+                break
+            now = time.time()
+            if kind == "kill":
+                self.kill_one(dev)
+                continue
+            with self.lock:
+                self.faults[kind] += 1
+                self.fault_windows.append((now, now + dur, kind))
+            try:
+                if kind in ("503", "503-retry-after", "reset", "stall", "slow"):
+                    self.provider_post({"fault": kind, "seconds": dur})
+                elif kind == "jwks-rotate":
+                    self.provider_post({"event": "jwks-rotate"})
+                elif kind == "clock-offset":
+                    self.provider_post({"clock_offset": offset})
+                    threading.Timer(dur, lambda: self.provider_post({"clock_offset": 0})).start()
+                elif kind == "disk-full":
+                    threading.Thread(target=self.disk_full, args=(dur,), daemon=True).start()
+            except Exception as e:
+                self.errors.append(f"fault {kind}: {e}")
+
+    def kill_one(self, dev):
+        """SIGKILLs a running latchkey of device `dev` (or of any device when it has none)."""
+        with self.lock:
+            mine = [pid for pid, (d, *_r) in self.procs.items() if d == dev and pid not in self.killed]
+            pool = mine or [pid for pid in self.procs if pid not in self.killed]
+            if not pool:
+                self.faults.setdefault("kill-no-target", 0)
+                self.faults["kill-no-target"] += 1
+                return
+            pid = self.kill_rng.choice(sorted(pool))
+            d, p, start, name = self.procs[pid]
+            self.killed.add(pid)
+            self.faults["kill"] += 1
+            self.kills.append((time.time(), d, pid, name))
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def disk_full(self, dur):
+        if not self.tmpfs:
+            return
+        filler = os.path.join(self.tmpfs, ".soak-filler")
+        self.disk_full_active = True
+        try:
+            with open(filler, "wb") as f:
+                block = b"\xaa" * 4096
+                try:
+                    while True:
+                        f.write(block)
+                        f.flush()
+                except OSError:
+                    pass
+                try:
+                    while True:
+                        f.write(b"\xaa")
+                        f.flush()
+                except OSError:
+                    pass
+            time.sleep(dur)
+        finally:
+            try:
+                os.unlink(filler)
+            except FileNotFoundError:
+                pass
+            self.disk_full_active = False
+
+    def rss_sampler(self):
+        while time.time() < self.end + 5 and not self.stopping:
+            with self.lock:
+                pids = list(self.procs)
+            for pid in pids:
+                try:
+                    with open(f"/proc/{pid}/status") as f:
+                        for line in f:
+                            if line.startswith("VmHWM:"):
+                                self.peak_rss_kb = max(self.peak_rss_kb, int(line.split()[1]))
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    # ---------- the run ----------
+    def go(self):
+        a = self.a
+        print(f"seed {a.seed}", flush=True)
+        self.stopping = False
+        self.setup()
+        plan = self.schedule()
+        digest = hashlib.sha256(json.dumps(plan).encode()).hexdigest()[:16]
+        self.log(f"fault schedule: {len(plan)} events, sha256 {digest}")
+        self.t0 = time.time()
+        self.end = self.t0 + a.minutes * 60
+        threads = [threading.Thread(target=self.consumer, args=(d, n), daemon=True)
+                   for d in range(a.devices) for n in range(a.loops)]
+        threads.append(threading.Thread(target=self.injector, args=(plan,), daemon=True))
+        sampler = threading.Thread(target=self.rss_sampler, daemon=True)
+        for t in threads + [sampler]:
+            t.start()
+        for t in threads:
+            t.join(timeout=max(1.0, self.end - time.time() + CALL_DEADLINE + 30))
+        self.stopping = True
+        self.provider_post({"fault": None, "seconds": 0})
+        self.provider_post({"clock_offset": 0})
+        return self.verdict(digest)
+
+    def verdict(self, digest):
+        a = self.a
+        time.sleep(1)
+        # The final check: each device once more, with the provider healthy.
+        final, leftovers, bad_modes, corrupt = {}, [], [], []
+        stats = self.provider_get("/_stats")
+        for d in range(a.devices):
+            rc, out, err, _ = self.run(d, ["token"], "final", track=False)
+            if rc == 9:
+                corrupt.append(f"dev-{d}: {err.strip()[-200:]}")
+            src, sout, serr, _ = self.run(d, ["--json", "status"], "status", track=False)
+            try:
+                st = json.loads(sout)
+            except ValueError:
+                st = {"signed_in": False, "error": serr.strip()[-200:]}
+            fams = [f for f in stats["families"] if f["client_id"] == f"dev-{d}"]
+            live = [f for f in fams if not f["revoked"]]
+            final[d] = {"token_rc": rc, "status_signed_in": st.get("signed_in"), "refresh_token": st.get("refresh_token"),
+                        "provider_live_families": len(live)}
+            for root, dirs, files in os.walk(self.state_dir(d)):
+                for name in files:
+                    path = os.path.join(root, name)
+                    if name.startswith(".") and ".tmp-" in name:
+                        leftovers.append(path)
+                    if name == ".soak-filler":
+                        continue
+                    mode = stat.S_IMODE(os.lstat(path).st_mode)
+                    if mode & 0o077:
+                        bad_modes.append(f"{path} {oct(mode)}")
+        # status vs provider: a device that says it holds a refresh token must have a live family
+        # whose current refresh token works; the final `token` above is that check (rc 0).
+        mismatch = [d for d, f in final.items()
+                    if bool(f["status_signed_in"]) != (f["provider_live_families"] >= 1) or f["token_rc"] != 0]
+        calls = self.calls
+        served = sum(1 for c in calls if c["rc"] == 0)
+        # A failure while no fault window was open (the provider answering normally) is never
+        # allowed, whatever the cache held; kills and lost sessions are counted apart.
+        healthy_fail = [c for c in calls if c["rc"] not in (0, None, 3) and not c["faults"]]
+        should = [c for c in calls if c["cached"] and c["kind"] in ("token", "header") and c["rc"] not in (0, None)]
+        overdue = [c for c in calls if c["took"] > CALL_DEADLINE]
+        lat = [c["took"] * 1000 for c in calls if c["cached"] and c["rc"] == 0 and c["kind"] == "token"]
+        lat_by_fault = {}
+        for c in calls:
+            if c["cached"] and c["rc"] == 0 and c["kind"] == "token":
+                for f in c["faults"] or ["none"]:
+                    lat_by_fault.setdefault(f, []).append(c["took"] * 1000)
+        fams = stats["families"]
+        reuses = sum(f["reuses"] for f in fams)
+        in_grace = sum(f["reuses_in_grace"] for f in fams)
+        unavoidable = [l for l in self.lost if l["unavoidable"]]
+        avoidable = [l for l in self.lost if not l["unavoidable"]]
+        # A reuse that revoked a family without a kill in the rotate-to-save window is Latchkey's.
+        reuse_unexplained = max(0, (reuses - in_grace) - len(unavoidable))
+        rc_counts = {}
+        for c in calls:
+            rc_counts[str(c["rc"])] = rc_counts.get(str(c["rc"]), 0) + 1
+        kills = self.faults["kill"]
+        report = {
+            "seed": a.seed, "minutes": a.minutes, "devices": a.devices, "loops_per_device": a.loops, "grace": a.grace,
+            "defect": a.defect or None, "binary": a.binary, "schedule_sha256": digest,
+            "calls": len(calls), "calls_served": served, "exit_codes": rc_counts,
+            "refreshes": sum(f["refreshes"] for f in fams), "families": len(fams), "relogins": self.relogins,
+            "faults": self.faults, "faults_served_by_provider": stats["faults_served"],
+            "kills_by_command": {k: sum(1 for x in self.kills if x[3] == k) for k in ("token", "header", "fetch")},
+            "sessions_lost_unavoidable": len(unavoidable), "sessions_lost_other": len(avoidable),
+            "lost_per_1000_kills": round(1000.0 * len(unavoidable) / kills, 1) if kills else None,
+            "reuse_seen_by_provider": reuses, "reuse_in_grace": in_grace, "reuse_unexplained": reuse_unexplained,
+            "should_have_succeeded_failed": len(should), "failed_while_provider_healthy": len(healthy_fail),
+            "failed_while_healthy_by_rc": {str(r): sum(1 for c in healthy_fail if c["rc"] == r)
+                                          for r in sorted({c["rc"] for c in healthy_fail})}, "past_deadline": len(overdue),
+            "corrupt_files": corrupt, "leftover_temporaries": leftovers, "bad_modes": bad_modes,
+            "status_mismatch": mismatch,
+            "cached_token_ms": {"n": len(lat), "p50": pct(lat, 50), "p99": pct(lat, 99)},
+            "cached_token_ms_by_fault": {k: {"n": len(v), "p50": round(pct(v, 50), 1), "p99": round(pct(v, 99), 1)}
+                                         for k, v in sorted(lat_by_fault.items())},
+            "peak_rss_kb": self.peak_rss_kb,
+            "provider_requests_per_s_per_device": round(sum(stats["requests"].values()) / (a.minutes * 60) / a.devices, 2),
+            "provider_requests": stats["requests"],
+            "lost": self.lost, "should_examples": should[:5], "errors": self.errors, "final": final,
+        }
+        broken = []
+        if avoidable:
+            broken.append(f"sessions lost (not unavoidable): {len(avoidable)}")
+        if reuse_unexplained:
+            broken.append(f"refresh-token reuse not explained by a kill: {reuse_unexplained}")
+        if should:
+            broken.append(f"calls that should have succeeded and did not: {len(should)}")
+        if healthy_fail:
+            broken.append(f"calls that failed while the provider was healthy: {len(healthy_fail)}")
+        if overdue:
+            broken.append(f"calls past the {CALL_DEADLINE:.0f} s deadline: {len(overdue)}")
+        if corrupt or leftovers or bad_modes:
+            broken.append(f"state: {len(corrupt)} corrupt, {len(leftovers)} leftover temporaries, {len(bad_modes)} bad modes")
+        if mismatch:
+            broken.append(f"final status differs from the provider on devices {mismatch}")
+        if self.errors:
+            broken.append(f"driver errors: {self.errors[:3]}")
+        if a.grace > 0 and unavoidable:
+            broken.append("sessions lost with a grace interval")
+        report["bar_broken"] = broken
+        with open(os.path.join(self.work, "calls.jsonl"), "w") as f:
+            for c in calls:
+                f.write(json.dumps(c) + "\n")
+        with open(os.path.join(self.work, "report.json"), "w") as f:
+            json.dump(report, f, indent=1, default=str)
+        if a.report:
+            shutil.copy(os.path.join(self.work, "report.json"), a.report)
+        slim = {k: v for k, v in report.items() if k not in ("lost", "should_examples", "final")}
+        print(json.dumps(slim, indent=1, default=str))
+        for l in self.lost:
+            print("lost:", json.dumps(l))
+        seen_err = set()
+        for c in healthy_fail:
+            key = (c["rc"], c["err"][:60])
+            if key not in seen_err and len(seen_err) < 5:
+                seen_err.add(key)
+                print("failed-while-healthy:", json.dumps(c))
+        for c in should[:5]:
+            print("should-have-succeeded:", json.dumps(c))
+        print("BAR:", "BROKEN: " + "; ".join(broken) if broken else "met", flush=True)
+        return 1 if broken else 0
+
+    def cleanup(self):
+        try:
+            self.provider.kill()
+            self.provider.wait(5)
+        except Exception:
+            pass
+        if self.tmpfs:
+            if self.a.keep:
+                shutil.copytree(self.tmpfs, self.tmpfs + ".copy", dirs_exist_ok=True)
+            subprocess.run(["umount", "-l", self.tmpfs], capture_output=True)
+        if not self.a.keep:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--minutes", type=float, default=3)
+    p.add_argument("--devices", type=int, default=4)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--binary", default="/work/main/.build/debug/latchkey")
+    p.add_argument("--loops", type=int, default=3, help="consumer loops per device (each runs one latchkey at a time)")
+    p.add_argument("--pause", type=float, default=1.0, help="longest pause between two calls of a loop, seconds")
+    p.add_argument("--fault-gap", type=float, default=1.5, help="mean seconds between two faults")
+    p.add_argument("--faults", default=",".join(FAULT_KINDS), help="the fault kinds to inject, comma-separated")
+    p.add_argument("--grace", type=float, default=0.0, help="the provider's refresh-token reuse grace, seconds")
+    p.add_argument("--defect", default="", help="a provider-side defect to inject (see provider.py)")
+    p.add_argument("--report", default="", help="also copy report.json here")
+    p.add_argument("--keep", action="store_true", help="keep the state folders")
+    a = p.parse_args()
+    if a.seed is None:
+        a.seed = random.SystemRandom().randrange(1, 2**31)
+    if a.devices < 1 or a.loops < 1 or a.minutes <= 0:
+        raise SystemExit("need --devices >= 1, --loops >= 1, --minutes > 0")
+    s = Soak(a)
+    code = 2
+    try:
+        code = s.go()
+    finally:
+        s.cleanup()
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
