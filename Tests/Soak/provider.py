@@ -16,7 +16,8 @@ On 127.0.0.1 only, port 0 (the port is printed as "PORT <n>" on stdout when read
   seconds, then the connection closed, nothing processed), "slow" (2-4 s before an answer that
   is then processed normally). Faults hit discovery, JWKS, device and token endpoints.
 - GET /_stats: per family (client_id = the device) refreshes, reuses (in grace or not), the
-  revocation and, for a revoking reuse, when the reused token was rotated and whether its
+  revocation and, for a revoking reuse, when the request that rotated the reused token arrived,
+  when it was rotated and whether its
   successor was ever presented; GET /_token?h=<sha256 hex of an access token>: issued_at, ttl.
 Defects for showing that the soak finds things (--defect): "stale-refresh-answer": one refresh
 answer in 25 carries the refresh token just spent instead of the new one (a provider bug that
@@ -121,6 +122,7 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self):
         st = self.state
         path = urllib.parse.urlsplit(self.path).path
+        self._received = time.time()
         if not path.startswith("/_"):
             with st.lock:
                 st.requests[path] = st.requests.get(path, 0) + 1
@@ -249,7 +251,7 @@ class Handler(BaseHTTPRequestHandler):
         ttl = st.rng.randint(st.args.at_ttl_min, st.args.at_ttl_max)
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         fam["gen"] += 1
-        st.refresh[refresh] = {"family": family_id, "gen": fam["gen"], "spent_at": None, "successor": None,
+        st.refresh[refresh] = {"family": family_id, "gen": fam["gen"], "spent_at": None, "successor": None, "spent_received": None,
                                "presented": False}
         st.access[access] = {"family": family_id, "issued_at": time.time(), "ttl": ttl, "jkt": fam["jkt"]}
         fam["current"] = refresh
@@ -280,7 +282,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.families[fid] = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": jkt, "gen": 0,
                                     "created": time.time(), "refreshes": 0, "reuses": 0, "reuses_in_grace": 0,
                                     "revoked": False, "revoked_at": None, "revoke_reason": None,
-                                    "reused_rotated_at": None, "reused_successor_presented": None,
+                                    "reused_rotated_at": None, "reused_received_at": None,
+                                    "reused_successor_presented": None,
                                     "refresh_after_revoke": 0, "current": None}
                 body, _ = self._issue(fid)
             return self._send(200, body)
@@ -307,7 +310,7 @@ class Handler(BaseHTTPRequestHandler):
                     st.refresh[fam["current"]]["spent_at"] = now  # the unseen answer is retired
                 else:
                     fam.update(revoked=True, revoked_at=now, revoke_reason="reuse",
-                               reused_rotated_at=rec["spent_at"],
+                               reused_rotated_at=rec["spent_at"], reused_received_at=rec.get("spent_received") or rec["spent_at"],
                                reused_successor_presented=bool(successor.get("presented")))
                     for a in st.access.values():
                         if a["family"] == rec["family"]:
@@ -316,7 +319,7 @@ class Handler(BaseHTTPRequestHandler):
             fam["refreshes"] += 1
             st.refresh_answers += 1
             body, new = self._issue(rec["family"])
-            rec["spent_at"], rec["successor"] = now, new
+            rec["spent_at"], rec["successor"], rec["spent_received"] = now, new, self._received
             if st.args.defect == "stale-refresh-answer" and st.refresh_answers % 25 == 0:
                 body["refresh_token"] = token
         self._send(200, body)
