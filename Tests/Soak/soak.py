@@ -74,6 +74,10 @@ class Soak:
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
+    def device_label(self, d):
+        kind = {self.dpop_device: "dpop", self.passphrase_device: "passphrase", self.tmpfs_device: "tmpfs"}.get(d, "default")
+        return f"dev-{d} ({kind})"
+
     def state_dir(self, d):
         return os.path.join(self.work, f"dev-{d}")
 
@@ -423,6 +427,10 @@ class Soak:
             if c["cached"] and c["rc"] == 0 and c["kind"] == "token":
                 for f in c["faults"] or ["none"]:
                     lat_by_fault.setdefault(f, []).append(c["took"] * 1000)
+        lat_by_device = {}
+        for c in calls:
+            if c["cached"] and c["rc"] == 0 and c["kind"] == "token":
+                lat_by_device.setdefault(self.device_label(c["device"]), []).append(c["took"] * 1000)
         fams = stats["families"]
         reuses = sum(f["reuses"] for f in fams)
         in_grace = sum(f["reuses_in_grace"] for f in fams)
@@ -452,6 +460,8 @@ class Soak:
             "cached_token_ms": {"n": len(lat), "p50": pct(lat, 50), "p99": pct(lat, 99)},
             "cached_token_ms_by_fault": {k: {"n": len(v), "p50": round(pct(v, 50), 1), "p99": round(pct(v, 99), 1)}
                                          for k, v in sorted(lat_by_fault.items())},
+            "cached_token_ms_by_device": {k: {"n": len(v), "p50": round(pct(v, 50), 1), "p99": round(pct(v, 99), 1)}
+                                          for k, v in sorted(lat_by_device.items())},
             "peak_rss_kb": self.peak_rss_kb,
             "provider_requests_per_s_per_device": round(sum(stats["requests"].values()) / (a.minutes * 60) / a.devices, 2),
             "provider_requests": stats["requests"],
