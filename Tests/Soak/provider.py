@@ -20,7 +20,7 @@ On 127.0.0.1 only, port 0 (the port is printed as "PORT <n>" on stdout when read
   when it was rotated and whether its
   successor was ever presented; GET /_token?h=<sha256 hex of an access token>: issued_at, ttl.
 Defects for showing that the soak finds things (--defect): "stale-refresh-answer": one refresh
-answer in 25 carries the refresh token just spent instead of the new one (a provider bug that
+answer in 5 carries the refresh token just spent instead of the new one (a provider bug that
 makes an honest client reuse a token).
 """
 import argparse
@@ -320,7 +320,7 @@ class Handler(BaseHTTPRequestHandler):
             st.refresh_answers += 1
             body, new = self._issue(rec["family"])
             rec["spent_at"], rec["successor"], rec["spent_received"] = now, new, self._received
-            if st.args.defect == "stale-refresh-answer" and st.refresh_answers % 25 == 0:
+            if st.args.defect == "stale-refresh-answer" and st.refresh_answers % 5 == 0:
                 body["refresh_token"] = token
         self._send(200, body)
 
