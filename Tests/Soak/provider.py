@@ -284,7 +284,7 @@ class Handler(BaseHTTPRequestHandler):
                                     "revoked": False, "revoked_at": None, "revoke_reason": None,
                                     "reused_rotated_at": None, "reused_received_at": None,
                                     "reused_successor_presented": None,
-                                    "refresh_after_revoke": 0, "current": None}
+                                    "refresh_after_revoke": 0, "current": None, "grace_reuses": []}
                 body, _ = self._issue(fid)
             return self._send(200, body)
         if grant != "refresh_token":
@@ -307,6 +307,7 @@ class Handler(BaseHTTPRequestHandler):
                 successor = st.refresh.get(rec["successor"]) or {}
                 if now - rec["spent_at"] <= st.args.grace:
                     fam["reuses_in_grace"] += 1
+                    fam["grace_reuses"].append([rec.get("spent_received") or rec["spent_at"], rec["spent_at"]])
                     st.refresh[fam["current"]]["spent_at"] = now  # the unseen answer is retired
                 else:
                     fam.update(revoked=True, revoked_at=now, revoke_reason="reuse",
