@@ -121,6 +121,12 @@ class Soak:
         self.dpop_device = 0
         self.passphrase_device = 1 if a.devices > 1 else None
         self.tmpfs_device = 2 if a.devices > 2 else None
+        # A private copy: the tree's binary may be rebuilt while the soak runs (ETXTBSY, or a
+        # different program half-way through).
+        copy = os.path.join(self.work, "latchkey")
+        shutil.copy2(a.binary, copy)
+        self.log(f"binary {a.binary} (sha256 {hashlib.sha256(open(copy, 'rb').read()).hexdigest()[:16]}), copied")
+        self.binary_origin, a.binary = a.binary, copy
         pargs = [sys.executable, os.path.join(HERE, "provider.py"), "--seed", str(a.seed), "--grace", str(a.grace)]
         if a.defect:
             pargs += ["--defect", a.defect]
@@ -159,6 +165,12 @@ class Soak:
 
     # ---------- consumers ----------
     def consumer(self, d, n):
+        try:
+            self._consumer(d, n)
+        except Exception as e:  # a driver bug must show in the verdict, not end a loop silently
+            self.errors.append(f"consumer {d}/{n}: {e!r}")
+
+    def _consumer(self, d, n):
         rng = random.Random(self.a.seed * 1000 + d * 10 + n)
         res = f"{self.issuer}/resource"
         while time.time() < self.end:
@@ -454,7 +466,7 @@ class Soak:
         kills = self.faults["kill"]
         report = {
             "seed": a.seed, "minutes": a.minutes, "devices": a.devices, "loops_per_device": a.loops, "grace": a.grace,
-            "defect": a.defect or None, "binary": a.binary, "schedule_sha256": digest,
+            "defect": a.defect or None, "binary": self.binary_origin, "schedule_sha256": digest,
             "calls": len(calls), "calls_served": served, "exit_codes": rc_counts,
             "refreshes": sum(f["refreshes"] for f in fams), "families": len(fams), "relogins": self.relogins,
             "faults": self.faults, "faults_served_by_provider": stats["faults_served"],
@@ -556,6 +568,7 @@ def main():
     if a.devices < 1 or a.loops < 1 or a.minutes <= 0:
         raise SystemExit("need --devices >= 1, --loops >= 1, --minutes > 0")
     s = Soak(a)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     code = 2
     try:
         code = s.go()
