@@ -1,5 +1,6 @@
 import Glibc
 import LatchkeyJOSE
+import Latchkey
 import LatchkeyTestSupport
 import Testing
 
@@ -108,12 +109,21 @@ struct ConfigProcessTests {
         }
     }
 
-    /// min-ttl is the margin `token` uses without --min-ttl: with 7200 s a 1-hour token is refreshed
-    /// (the -v log shows the token request), and after unset it is not.
+    /// min-ttl is the margin `token` uses without --min-ttl: a token obtained 3 hours ago that has
+    /// one hour left (a 4-hour lifetime) is refreshed with 7200 s (the -v log shows the token
+    /// request), and after unset it is not. A margin not less than the lifetime is not used
+    /// (issue 37 §4): `token` says so and answers from the file.
     @Test func minTTLIsTheDefaultMargin() throws {
         try withCLI { cli, _ in
-            try StoredSessionFixture.signIn(cli)
+            StoredSessionFixture.writeProfile(cli)
+            var session = StoredSessionFixture.session()
+            session.updatedAt = session.updatedAt.addingTimeInterval(-3 * 3600)
+            try EncryptedFileTokenStore(stateDirectory: cli.stateDirectory, profile: "default", keySource: .machine).save(session)
             #expect(!(try cli.run(["-v", "token"]).stderrText.contains("/token")))
+            #expect(try cli.run(["config", "set", "min-ttl", "14400"]).exitCode == 0)
+            let overrun = try cli.run(["-v", "token"])
+            #expect(!overrun.stderrText.contains("/token"), "\(overrun)")
+            #expect(overrun.stderrText.contains("min-ttl (14400 s) is not less than the token's lifetime (14400 s)"), "\(overrun)")
             #expect(try cli.run(["config", "set", "min-ttl", "7200"]).exitCode == 0)
             let refreshing = try cli.run(["-v", "token"])
             #expect(refreshing.stderrText.contains("> POST \(StoredSessionFixture.issuer)/token"), "\(refreshing)")

@@ -86,13 +86,13 @@ enum ConfigCommand {
             return String(n)
         case "ca-file":
             let path = ClientCertificateFiles.absolute(value)
-            // The rule every use applies (a bundle others can write is refused, exit 9), before it
-            // is remembered; then the bytes for the PEM check.
-            try HTTPClient.checkCABundle(path)
             let bytes: [UInt8]
             do { bytes = try PublicFile.read(path, limit: 8 << 20) } catch {
                 throw UsageError("cannot read the CA bundle \(path): \(error.description)", command: "config")
             }
+            // The rule every use applies (a bundle others can write is refused, exit 9), before it
+            // is remembered.
+            try HTTPClient.checkCABundle(path)
             guard holdsCertificate(bytes) else {
                 throw UsageError("\(path) holds no PEM certificate", command: "config", hint: "give a PEM bundle of CA certificates")
             }
