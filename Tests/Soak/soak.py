@@ -406,6 +406,7 @@ class Soak:
             fams = [f for f in stats["families"] if f["client_id"] == f"dev-{d}"]
             live = [f for f in fams if not f["revoked"]]
             final[d] = {"token_rc": rc, "status_signed_in": st.get("signed_in"), "refresh_token": st.get("refresh_token"),
+                        "token_binding": st.get("token_binding"), "key_source": st.get("key_source"),
                         "provider_live_families": len(live)}
             for root, dirs, files in os.walk(self.state_dir(d)):
                 for name in files:
