@@ -23,7 +23,7 @@ public enum TransientFailure {
     public static func isTransient(_ error: HTTPError) -> Bool {
         switch error {
         case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
-        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle: return false
+        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle, .untrustedCABundle: return false
         }
     }
 
