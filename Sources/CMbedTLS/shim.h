@@ -248,15 +248,6 @@ static inline void latchkey_ssl_conf_versions(mbedtls_ssl_config *conf) {
 #endif
 }
 
-// The negotiated version as 0x0303/0x0304, or 0 before the ServerHello.
-static inline int latchkey_ssl_version(const mbedtls_ssl_context *ssl) {
-#if MBEDTLS_VERSION_MAJOR >= 3
-    return (int)mbedtls_ssl_get_version_number(ssl) & 0xffff;
-#else
-    return ssl->minor_ver == 0 ? 0 : 0x0300 | ssl->minor_ver;
-#endif
-}
-
 // The last record's message bytes (an alert: level, description), or NULL.
 static inline const unsigned char *latchkey_ssl_in_msg(const mbedtls_ssl_context *ssl) {
 #if MBEDTLS_VERSION_MAJOR >= 3
