@@ -17,7 +17,7 @@ command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (apt-get install dpkg
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
 export TZ=UTC LC_ALL=C.UTF-8
 
-# `latchkey 0.1.0 (mbedTLS 2.28.3)`
+# `latchkey 0.1.0 (mbedTLS 3.6.6)`
 version_line=$("$BIN" --version)
 upstream=$(sed -n 's/^latchkey \([0-9][0-9.]*\) (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
 [ -n "$upstream" ] || die "cannot read the version from '$version_line'"
@@ -28,7 +28,15 @@ commit=$(git -C "$ROOT" rev-parse HEAD)
 maintainer=${LATCHKEY_DEB_MAINTAINER:-$(git -C "$ROOT" log -1 --format='%an <%ae>')}
 # What is linked in statically, as Debian source package versions: Built-Using lets the archive
 # keep exactly these sources (glibc's LGPL asks that they stay available, docs/deploy.md).
-built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libmbedtls-dev)
+# mbedTLS is Debian 13's libmbedtls-dev, fetched by device/fetch-mbedtls.sh (the version it pins is
+# the one build-static.sh linked, which the binary's --version must confirm).
+eval "$("$ROOT/device/fetch-mbedtls.sh")"
+linked=$(sed -n 's/^latchkey [0-9.]* (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
+[ "$linked" = "${MBEDTLS_DEB_VERSION%%-*}" ] ||
+  die "$BIN links mbedTLS '$linked', not the fetched libmbedtls-dev $MBEDTLS_DEB_VERSION (build it with device/build-static.sh)"
+mbedtls_source=$(dpkg-deb -f "$MBEDTLS_DEB" Source)
+mbedtls_source=${mbedtls_source%% *}
+built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '"${mbedtls_source:-mbedtls} (= $MBEDTLS_DEB_VERSION)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latchkey-deb.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
