@@ -283,10 +283,12 @@ static inline int latchkey_ssl_handshake_over(const mbedtls_ssl_context *ssl) {
 #endif
 }
 
-// An IP-address host: only an iPAddress SAN can name it, never a DNS name or the CN (RFC 9525). mbedTLS 3.6 matches an IP literal given to mbedtls_ssl_set_hostname against iPAddress
-// SANs, but also accepts a dNSName or, without SANs, a CN spelling the address; this verify
-// callback marks the leaf as a name mismatch unless an iPAddress SAN holds exactly these bytes.
-// 2.28 does not keep iPAddress SANs, so there an IP-address host never matches.
+// An IP-address host: only an iPAddress SAN can name it, never a DNS name or the CN (RFC 9525).
+// mbedTLS 3.6 matches an IP literal given to mbedtls_ssl_set_hostname against iPAddress SANs, but
+// also accepts a dNSName or, without SANs, a CN spelling the address, and would send it as SNI.
+// So for an IP host TLSSession sets no host name and this verify callback is the name check: the
+// leaf is a name mismatch unless an iPAddress SAN holds exactly these bytes. 2.28 does not keep
+// iPAddress SANs, so there an IP-address host never matches.
 typedef struct {
     unsigned char address[16];
     size_t length;  // 4 or 16; 0 for a DNS host name (the callback then does nothing)

@@ -66,13 +66,15 @@ final class TLSSession {
         }
         rc = mbedtls_ssl_setup(ssl, config)
         guard rc == 0 else { throw .tlsFailure(reason: "TLS setup failed: \(MbedTLSError.text(rc))") }
-        // Sets SNI and the name the certificate must match. An IP literal must be an iPAddress SAN:
-        // mbedTLS would also take a DNS name or CN that spells it, so the verify callback checks it.
+        // A DNS name: SNI and the name the certificate must match. An IP literal is not sent as SNI
+        // (RFC 6066 §3) and must be an iPAddress SAN, which mbedTLS alone does not ensure (it also takes
+        // a DNS name or CN spelling the address): the verify callback is then the whole name check,
+        // and the NULL host name tells mbedTLS so (3.6 otherwise refuses a handshake without one).
         var bare = host
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         Self.parseAddress(bare, into: ipHost)
         mbedtls_ssl_conf_verify(config, latchkey_verify_ip_san, ipHost)
-        rc = mbedtls_ssl_set_hostname(ssl, bare)
+        rc = ipHost.pointee.length > 0 ? mbedtls_ssl_set_hostname(ssl, nil) : mbedtls_ssl_set_hostname(ssl, bare)
         guard rc == 0 else { throw .tlsFailure(reason: "invalid TLS host name: \(MbedTLSError.text(rc))") }
         mbedtls_ssl_set_bio(ssl, Unmanaged.passUnretained(self).toOpaque(), tlsSend, tlsReceive, nil)
     }
