@@ -8,6 +8,9 @@
 #      CLI suites one target at a time, then the integration suites; the example package as a
 #      versioned dependency; the public API diff against the newest release tag; the unit suites
 #      once more under AddressSanitizer (Tests/asan-unit.sh),
+#   4d. builds the package against mbedTLS 3.6 (device/fetch-mbedtls.sh, Debian 13) and runs the
+#      unit suites that reach mbedTLS again (the static binary still links Debian 12's 2.28: the
+#      shared acceptance cli suite requires "(mbedTLS 2.28.x)" in --version),
 #   5. builds the fully static binary and runs it in a minimal root (device/),
 #   5b. packages it as a .deb (device/package-deb.sh, twice: the same bytes), runs lintian (no error,
 #      no warning) and installs it on a Debian root with neither Swift nor mbedTLS (device/install-test.sh),
@@ -271,6 +274,30 @@ if [ -s "$LATCHKEY_FAULT_TABLE" ]; then
     python3 "$ROOT/Tests/Harness/update_fault_table.py" "$SCRATCH/fault-table.md" "$ROOT/docs/security.md" &&
       echo "docs/security.md: fault table updated"
   fi
+fi
+
+# --- 4d. the library against mbedTLS 3.6 (issue 38) -------------------------------------------
+# Steps 2 and 4 build against Debian 12's system mbedTLS 2.28, as a library user there does; the
+# shipped binary links Debian 13's 3.6 LTS (device/fetch-mbedtls.sh). The suites that reach mbedTLS
+# run once more built against 3.6, in a build dir of their own.
+log "unit suites against mbedTLS 3.6 (device/fetch-mbedtls.sh)"
+if mbedtls_env=$("$ROOT/device/fetch-mbedtls.sh"); then
+  eval "$mbedtls_env"
+  SCRATCH36=${LATCHKEY_MBEDTLS36_SCRATCH:-$ROOT/.build-mbedtls36}
+  MBEDTLS36=(--scratch-path "$SCRATCH36" -Xcc -I"$MBEDTLS_INCLUDE" -Xlinker -L"$MBEDTLS_LIB")
+  swift build --build-tests "${MBEDTLS36[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)'
+  if [ "${PIPESTATUS[0]}" = 0 ]; then
+    for target in LatchkeyCryptoTests LatchkeyJOSETests LatchkeyHTTPTests LatchkeyTests; do
+      log "swift test (mbedTLS 3.6) --filter ^$target."
+      LATCHKEY_BIN="$SCRATCH36/debug/latchkey" swift test --skip-build "${MBEDTLS36[@]}" --filter "^$target\\." 2>&1 |
+        tee -a "$WORK/swift-test-mbedtls36.log"
+      [ "${PIPESTATUS[0]}" = 0 ] || failures+=("swift test $target against mbedTLS 3.6")
+    done
+  else
+    failures+=("swift build against mbedTLS 3.6")
+  fi
+else
+  failures+=("device/fetch-mbedtls.sh")
 fi
 
 # --- 4c. public API against the newest release tag (issue 23) ---------------------------------

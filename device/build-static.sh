@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the one binary that ships: `latchkey`, fully static (no shared libraries at all), stripped.
 # Prints `path:`, `size:` and `sha256:` lines; fails unless ldd says "not a dynamic executable".
-# env: LATCHKEY_SCRATCH (build folder, default <root>/.build)
+# env: LATCHKEY_SCRATCH (build folder, default <root>/.build); LATCHKEY_MBEDTLS=3.6 (link Debian 13's
+# mbedTLS 3.6 instead of the system's 2.28), LATCHKEY_MBEDTLS_CACHE (device/fetch-mbedtls.sh)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
@@ -39,11 +40,23 @@ cd "$ROOT"
 # clones at different paths give the same bytes (the build ID hashes the unstripped output, debug
 # info included, so a path there changes the stripped binary too).
 PREFIX_MAPS=(-Xswiftc -file-prefix-map -Xswiftc "$ROOT=/latchkey" -Xcc "-ffile-prefix-map=$ROOT=/latchkey")
+# LATCHKEY_MBEDTLS=3.6: mbedTLS 3.6 LTS from Debian 13, verified by apt and cached outside the
+# checkout (device/fetch-mbedtls.sh); its headers and static archives come before the system's 2.28.
+# The default is still Debian 12's 2.28 (libmbedtls-dev): the shared acceptance cli suite, which
+# every submission must pass, requires "(mbedTLS 2.28.x)" in --version (issue 38 says why 3.6).
+MBEDTLS_FLAGS=()
+MBEDTLS_EXPECTED=""
+if [ "${LATCHKEY_MBEDTLS:-system}" = 3.6 ]; then
+  eval "$("$ROOT/device/fetch-mbedtls.sh")"
+  MBEDTLS_ROOT=${MBEDTLS_INCLUDE%/usr/include}
+  MBEDTLS_FLAGS=(-Xcc -I"$MBEDTLS_INCLUDE" -Xlinker -L"$MBEDTLS_LIB" -Xcc "-ffile-prefix-map=$MBEDTLS_ROOT=/mbedtls")
+  MBEDTLS_EXPECTED=${MBEDTLS_DEB_VERSION%%-*}
+fi
 case $SCRATCH in
   "$ROOT"/*) ;;
   *) PREFIX_MAPS+=(-Xswiftc -file-prefix-map -Xswiftc "$SCRATCH=/latchkey-build" -Xcc "-ffile-prefix-map=$SCRATCH=/latchkey-build") ;;
 esac
-swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" \
+swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" "${MBEDTLS_FLAGS[@]}" \
   -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
   -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
   --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
@@ -80,3 +93,9 @@ fi
 echo "sha256: $(sha256sum "$OUT" | cut -d' ' -f1)"
 version=$("$OUT" --version) || { echo "build-static: $OUT does not start" >&2; exit 1; }
 echo "version: $version"
+if [ -n "$MBEDTLS_EXPECTED" ]; then
+  case $version in
+    *"(mbedTLS $MBEDTLS_EXPECTED)") ;;
+    *) echo "build-static: $OUT says '$version', not mbedTLS $MBEDTLS_EXPECTED (the fetched libmbedtls-dev $MBEDTLS_DEB_VERSION)" >&2; exit 1 ;;
+  esac
+fi

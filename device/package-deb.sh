@@ -17,7 +17,7 @@ command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (apt-get install dpkg
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
 export TZ=UTC LC_ALL=C.UTF-8
 
-# `latchkey 0.1.0 (mbedTLS 2.28.3)`
+# `latchkey 0.1.0 (mbedTLS 2.28.3)`, or 3.6.6 with LATCHKEY_MBEDTLS=3.6
 version_line=$("$BIN" --version)
 upstream=$(sed -n 's/^latchkey \([0-9][0-9.]*\) (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
 [ -n "$upstream" ] || die "cannot read the version from '$version_line'"
@@ -28,7 +28,21 @@ commit=$(git -C "$ROOT" rev-parse HEAD)
 maintainer=${LATCHKEY_DEB_MAINTAINER:-$(git -C "$ROOT" log -1 --format='%an <%ae>')}
 # What is linked in statically, as Debian source package versions: Built-Using lets the archive
 # keep exactly these sources (glibc's LGPL asks that they stay available, docs/deploy.md).
-built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libmbedtls-dev)
+# mbedTLS is the system's libmbedtls-dev (Debian 12's 2.28), or Debian 13's 3.6 fetched by
+# device/fetch-mbedtls.sh when the binary was built with LATCHKEY_MBEDTLS=3.6: the binary's
+# --version says which, and it must be one of the two.
+linked=$(sed -n 's/^latchkey [0-9.]* (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
+system_mbedtls=$(dpkg-query -W -f='${Version}' libmbedtls-dev)
+if [ "$linked" = "${system_mbedtls%%-*}" ]; then
+  built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libmbedtls-dev)
+else
+  eval "$("$ROOT/device/fetch-mbedtls.sh")"
+  [ "$linked" = "${MBEDTLS_DEB_VERSION%%-*}" ] ||
+    die "$BIN links mbedTLS '$linked': neither the system's libmbedtls-dev $system_mbedtls nor the fetched $MBEDTLS_DEB_VERSION"
+  mbedtls_source=$(dpkg-deb -f "$MBEDTLS_DEB" Source)
+  mbedtls_source=${mbedtls_source%% *}
+  built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '"${mbedtls_source:-mbedtls} (= $MBEDTLS_DEB_VERSION)"
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latchkey-deb.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -28,7 +28,7 @@ final class MbedTLSDirect {
     final class RSAKey {
         let context = UnsafeMutablePointer<mbedtls_rsa_context>.allocate(capacity: 1)
         init(bits: UInt32, using direct: MbedTLSDirect) {
-            mbedtls_rsa_init(context, MBEDTLS_RSA_PKCS_V15, 0)
+            latchkey_rsa_init(context)
             MbedTLSDirect.check(mbedtls_rsa_gen_key(context, mbedtls_ctr_drbg_random, direct.drbg, bits, 65537), "mbedtls_rsa_gen_key")
         }
         deinit { mbedtls_rsa_free(context); context.deallocate() }
@@ -52,8 +52,8 @@ final class MbedTLSDirect {
             let digest = HashAlgorithm.sha256.hash(message)
             var signature = [UInt8](repeating: 0, count: mbedtls_rsa_get_len(context))
             let code = signature.withUnsafeMutableBufferPointer { s in
-                mbedtls_rsa_rsassa_pkcs1_v15_sign(context, mbedtls_ctr_drbg_random, direct.drbg, MBEDTLS_RSA_PRIVATE,
-                                                  MBEDTLS_MD_SHA256, 32, digest, s.baseAddress)
+                latchkey_rsa_pkcs1_v15_sign(context, mbedtls_ctr_drbg_random, direct.drbg,
+                                            MBEDTLS_MD_SHA256, 32, digest, s.baseAddress)
             }
             MbedTLSDirect.check(code, "mbedtls_rsa_rsassa_pkcs1_v15_sign")
             return signature
@@ -64,7 +64,7 @@ final class MbedTLSDirect {
     final class RSAVerifier {
         let context = UnsafeMutablePointer<mbedtls_rsa_context>.allocate(capacity: 1)
         init(modulus: [UInt8], exponent: [UInt8]) {
-            mbedtls_rsa_init(context, MBEDTLS_RSA_PKCS_V15, 0)
+            latchkey_rsa_init(context)
             MbedTLSDirect.check(mbedtls_rsa_import_raw(context, modulus, modulus.count, nil, 0, nil, 0, nil, 0,
                                                        exponent, exponent.count), "mbedtls_rsa_import_raw")
             MbedTLSDirect.check(mbedtls_rsa_complete(context), "mbedtls_rsa_complete")
@@ -74,9 +74,8 @@ final class MbedTLSDirect {
         /// SHA-256 of the message, then PKCS#1 v1.5 verify: the same work an RS256 check does.
         func verifyPKCS1v15SHA256(_ signature: [UInt8], message: [UInt8]) -> Bool {
             var digest = [UInt8](repeating: 0, count: 32)
-            _ = mbedtls_sha256_ret(message, message.count, &digest, 0)
-            return mbedtls_rsa_rsassa_pkcs1_v15_verify(context, nil, nil, MBEDTLS_RSA_PUBLIC, MBEDTLS_MD_SHA256,
-                                                       32, digest, signature) == 0
+            _ = latchkey_sha256(message, message.count, &digest)
+            return latchkey_rsa_pkcs1_v15_verify(context, MBEDTLS_MD_SHA256, 32, digest, signature) == 0
         }
     }
 
@@ -85,9 +84,9 @@ final class MbedTLSDirect {
         let keyPair = UnsafeMutablePointer<mbedtls_ecp_keypair>.allocate(capacity: 1)
         init(x: [UInt8], y: [UInt8]) {
             mbedtls_ecp_keypair_init(keyPair)
-            MbedTLSDirect.check(mbedtls_ecp_group_load(&keyPair.pointee.grp, MBEDTLS_ECP_DP_SECP256R1), "mbedtls_ecp_group_load")
+            MbedTLSDirect.check(mbedtls_ecp_group_load(latchkey_ecp_grp(keyPair), MBEDTLS_ECP_DP_SECP256R1), "mbedtls_ecp_group_load")
             let encoded = [0x04] + x + y
-            MbedTLSDirect.check(mbedtls_ecp_point_read_binary(&keyPair.pointee.grp, &keyPair.pointee.Q, encoded, encoded.count),
+            MbedTLSDirect.check(mbedtls_ecp_point_read_binary(latchkey_ecp_grp(keyPair), latchkey_ecp_Q(keyPair), encoded, encoded.count),
                                 "mbedtls_ecp_point_read_binary")
         }
         deinit { mbedtls_ecp_keypair_free(keyPair); keyPair.deallocate() }
@@ -95,7 +94,7 @@ final class MbedTLSDirect {
         /// SHA-256, r and s from raw r‖s, then mbedtls_ecdsa_verify: the same work an ES256 check does.
         func verifySHA256(rawRS signature: [UInt8], message: [UInt8]) -> Bool {
             var digest = [UInt8](repeating: 0, count: 32)
-            _ = mbedtls_sha256_ret(message, message.count, &digest, 0)
+            _ = latchkey_sha256(message, message.count, &digest)
             var r = mbedtls_mpi(), s = mbedtls_mpi()
             mbedtls_mpi_init(&r); mbedtls_mpi_init(&s)
             defer { mbedtls_mpi_free(&r); mbedtls_mpi_free(&s) }
@@ -104,7 +103,7 @@ final class MbedTLSDirect {
                 _ = mbedtls_mpi_read_binary(&r, b.baseAddress, 32)
                 _ = mbedtls_mpi_read_binary(&s, b.baseAddress! + 32, 32)
             }
-            return mbedtls_ecdsa_verify(&keyPair.pointee.grp, digest, 32, &keyPair.pointee.Q, &r, &s) == 0
+            return mbedtls_ecdsa_verify(latchkey_ecp_grp(keyPair), digest, 32, latchkey_ecp_Q(keyPair), &r, &s) == 0
         }
     }
 
@@ -121,11 +120,11 @@ final class MbedTLSDirect {
         /// SHA-256 then deterministic ECDSA (RFC 6979), r and s written out as 64 raw bytes.
         func signSHA256(_ message: [UInt8], using direct: MbedTLSDirect) -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: 32)
-            _ = mbedtls_sha256_ret(message, message.count, &digest, 0)
+            _ = latchkey_sha256(message, message.count, &digest)
             var r = mbedtls_mpi(), s = mbedtls_mpi()
             mbedtls_mpi_init(&r); mbedtls_mpi_init(&s)
             defer { mbedtls_mpi_free(&r); mbedtls_mpi_free(&s) }
-            MbedTLSDirect.check(mbedtls_ecdsa_sign_det_ext(&keyPair.pointee.grp, &r, &s, &keyPair.pointee.d, digest, 32,
+            MbedTLSDirect.check(mbedtls_ecdsa_sign_det_ext(latchkey_ecp_grp(keyPair), &r, &s, latchkey_ecp_d(keyPair), digest, 32,
                                                            MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random, direct.drbg),
                                 "mbedtls_ecdsa_sign_det_ext")
             var out = [UInt8](repeating: 0, count: 64)

@@ -14,7 +14,7 @@ final class ECKeyPairStorage: @unchecked Sendable {
     init(curve: ECCurve) throws(CryptoError) {
         keyPair = .allocate(capacity: 1)
         mbedtls_ecp_keypair_init(keyPair)
-        let code = mbedtls_ecp_group_load(&keyPair.pointee.grp, curve.groupID)
+        let code = mbedtls_ecp_group_load(latchkey_ecp_grp(keyPair), curve.groupID)
         if code != 0 {
             mbedtls_ecp_keypair_free(keyPair)
             keyPair.deallocate()

@@ -20,7 +20,7 @@ public struct ECPrivateKey: Sendable {
     public init(curve: ECCurve, random: some RandomSource) throws(CryptoError) {
         try self.init(curve: curve, random: random) { (kp, bridge) throws(CryptoError) in
             let code = bridge.withCallback { f, p in
-                mbedtls_ecp_gen_privkey(&kp.pointee.grp, &kp.pointee.d, f, p)
+                mbedtls_ecp_gen_privkey(latchkey_ecp_grp(kp), latchkey_ecp_d(kp), f, p)
             }
             try CryptoError.check(code, "mbedtls_ecp_gen_privkey")
         }
@@ -34,7 +34,7 @@ public struct ECPrivateKey: Sendable {
         }
         try self.init(curve: curve, random: random) { (kp, _) throws(CryptoError) in
             let read = rawScalar.withUnsafeBytes {
-                mbedtls_mpi_read_binary(&kp.pointee.d, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+                mbedtls_mpi_read_binary(latchkey_ecp_d(kp), $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
             }
             try CryptoError.check(read, "mbedtls_mpi_read_binary")
         }
@@ -43,7 +43,7 @@ public struct ECPrivateKey: Sendable {
     /// A key whose scalar is copied from `scalar` (a parsed key pair that is freed afterwards).
     init(curve: ECCurve, copying scalar: UnsafePointer<mbedtls_mpi>, random: some RandomSource) throws(CryptoError) {
         try self.init(curve: curve, random: random) { (kp, _) throws(CryptoError) in
-            try CryptoError.check(mbedtls_mpi_copy(&kp.pointee.d, scalar), "mbedtls_mpi_copy")
+            try CryptoError.check(mbedtls_mpi_copy(latchkey_ecp_d(kp), scalar), "mbedtls_mpi_copy")
         }
     }
 
@@ -58,11 +58,11 @@ public struct ECPrivateKey: Sendable {
         let bridge = RandomSourceBridge(random)
         let (x, y) = try storage.withKeyPair { (kp) throws(CryptoError) -> ([UInt8], [UInt8]) in
             try loadScalar(kp, bridge)
-            if mbedtls_ecp_check_privkey(&kp.pointee.grp, &kp.pointee.d) != 0 {
+            if mbedtls_ecp_check_privkey(latchkey_ecp_grp(kp), latchkey_ecp_d(kp)) != 0 {
                 throw .invalidKey("\(curve) private scalar out of range")
             }
             let mul = bridge.withCallback { f, p in
-                mbedtls_ecp_mul(&kp.pointee.grp, &kp.pointee.Q, &kp.pointee.d, &kp.pointee.grp.G, f, p)
+                mbedtls_ecp_mul(latchkey_ecp_grp(kp), latchkey_ecp_Q(kp), latchkey_ecp_d(kp), &latchkey_ecp_grp(kp).pointee.G, f, p)
             }
             try CryptoError.check(mul, "mbedtls_ecp_mul")
             return try Self.coordinates(kp, curve: curve)
@@ -78,7 +78,7 @@ public struct ECPrivateKey: Sendable {
         // Writing an in-range scalar into a buffer of the group's size cannot fail.
         try! SecretBytes(count: curve.coordinateByteCount) { (out) throws(CryptoError) in
             let code = storage.withKeyPair { kp in
-                mbedtls_mpi_write_binary(&kp.pointee.d, out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
+                mbedtls_mpi_write_binary(latchkey_ecp_d(kp), out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
             }
             try CryptoError.check(code, "mbedtls_mpi_write_binary")
         }
@@ -95,7 +95,7 @@ public struct ECPrivateKey: Sendable {
                 let code = storage.withKeyPair { kp in
                     bridge.withCallback { f, p in
                         digest.withUnsafeBufferPointer { d in
-                            mbedtls_ecdsa_sign_det_ext(&kp.pointee.grp, r, s, &kp.pointee.d, d.baseAddress, d.count,
+                            mbedtls_ecdsa_sign_det_ext(latchkey_ecp_grp(kp), r, s, latchkey_ecp_d(kp), d.baseAddress, d.count,
                                                        hash.mdType, f, p)
                         }
                     }
@@ -108,7 +108,7 @@ public struct ECPrivateKey: Sendable {
 
     /// True when `point` is this key's public point (used to check a parsed key's stored Q).
     func hasPublicPoint(_ point: UnsafePointer<mbedtls_ecp_point>) -> Bool {
-        storage.withKeyPair { kp in mbedtls_ecp_point_cmp(&kp.pointee.Q, point) == 0 }
+        storage.withKeyPair { kp in mbedtls_ecp_point_cmp(latchkey_ecp_Q(kp), point) == 0 }
     }
 
     private static func coordinates(_ kp: UnsafeMutablePointer<mbedtls_ecp_keypair>, curve: ECCurve) throws(CryptoError) -> ([UInt8], [UInt8]) {
@@ -116,7 +116,7 @@ public struct ECPrivateKey: Sendable {
         var encoded = [UInt8](repeating: 0, count: 1 + 2 * n)
         var length = 0
         let code = encoded.withUnsafeMutableBufferPointer {
-            mbedtls_ecp_point_write_binary(&kp.pointee.grp, &kp.pointee.Q, MBEDTLS_ECP_PF_UNCOMPRESSED, &length,
+            mbedtls_ecp_point_write_binary(latchkey_ecp_grp(kp), latchkey_ecp_Q(kp), MBEDTLS_ECP_PF_UNCOMPRESSED, &length,
                                            $0.baseAddress, $0.count)
         }
         try CryptoError.check(code, "mbedtls_ecp_point_write_binary")

@@ -24,10 +24,10 @@ public struct ECPublicKey: Sendable, Equatable {
         try storage.withKeyPair { (kp) throws(CryptoError) in
             let encoded = [0x04] + x + y
             let read = encoded.withUnsafeBufferPointer {
-                mbedtls_ecp_point_read_binary(&kp.pointee.grp, &kp.pointee.Q, $0.baseAddress, $0.count)
+                mbedtls_ecp_point_read_binary(latchkey_ecp_grp(kp), latchkey_ecp_Q(kp), $0.baseAddress, $0.count)
             }
             if read != 0 { throw .invalidKey("EC point could not be read: \(CryptoError.mbedTLSText(read))") }
-            let check = mbedtls_ecp_check_pubkey(&kp.pointee.grp, &kp.pointee.Q)
+            let check = mbedtls_ecp_check_pubkey(latchkey_ecp_grp(kp), latchkey_ecp_Q(kp))
             if check != 0 { throw .invalidKey("EC point is not a valid \(curve) public key: \(CryptoError.mbedTLSText(check))") }
         }
         self.curve = curve
@@ -61,7 +61,7 @@ public struct ECPublicKey: Sendable, Equatable {
                 // mbedtls_ecdsa_verify itself rejects r or s outside [1, n-1].
                 return storage.withKeyPair { kp in
                     digest.withUnsafeBufferPointer { d in
-                        mbedtls_ecdsa_verify(&kp.pointee.grp, d.baseAddress, d.count, &kp.pointee.Q, r, s) == 0
+                        mbedtls_ecdsa_verify(latchkey_ecp_grp(kp), d.baseAddress, d.count, latchkey_ecp_Q(kp), r, s) == 0
                     }
                 }
             }

@@ -43,15 +43,15 @@ public enum HashAlgorithm: Sendable, Hashable {
         return Array(data).withUnsafeBytes { hash($0) }
     }
 
-    /// The digest of raw bytes; the *_ret variants are the non-deprecated 2.28 entry points.
+    /// The digest of raw bytes.
     func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: byteCount)
         let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let code: Int32 = output.withUnsafeMutableBufferPointer { out in
             switch self {
-            case .sha256: return mbedtls_sha256_ret(input, bytes.count, out.baseAddress, 0)
-            case .sha384: return mbedtls_sha512_ret(input, bytes.count, out.baseAddress, 1)
-            case .sha512: return mbedtls_sha512_ret(input, bytes.count, out.baseAddress, 0)
+            case .sha256: return latchkey_sha256(input, bytes.count, out.baseAddress)
+            case .sha384: return latchkey_sha512(input, bytes.count, out.baseAddress, 1)
+            case .sha512: return latchkey_sha512(input, bytes.count, out.baseAddress, 0)
             }
         }
         // Only fails on NULL arguments, which cannot happen here.

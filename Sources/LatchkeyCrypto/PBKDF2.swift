@@ -11,21 +11,15 @@ package enum PBKDF2 {
         guard outputByteCount > 0, outputByteCount <= Int(UInt32.max) else {
             throw .invalidInput("PBKDF2 output length \(outputByteCount) out of range")
         }
-        var context = mbedtls_md_context_t()
-        return try withUnsafeMutablePointer(to: &context) { (md) throws(CryptoError) -> SecretBytes in
-            mbedtls_md_init(md)
-            defer { mbedtls_md_free(md) }
-            try CryptoError.check(mbedtls_md_setup(md, HashAlgorithm.sha256.mdInfo, 1), "mbedtls_md_setup")
-            return try SecretBytes(count: outputByteCount) { (output) throws(CryptoError) in
-                let code = password.withUnsafeBufferPointer { p in
-                    salt.withUnsafeBufferPointer { s in
-                        mbedtls_pkcs5_pbkdf2_hmac(md, p.baseAddress, p.count, s.baseAddress, s.count,
-                                                  UInt32(iterations), UInt32(output.count),
-                                                  output.baseAddress?.assumingMemoryBound(to: UInt8.self))
-                    }
+        return try SecretBytes(count: outputByteCount) { (output) throws(CryptoError) in
+            let code = password.withUnsafeBufferPointer { p in
+                salt.withUnsafeBufferPointer { s in
+                    latchkey_pbkdf2_hmac(HashAlgorithm.sha256.mdType, p.baseAddress, p.count, s.baseAddress, s.count,
+                                         UInt32(iterations), UInt32(output.count),
+                                         output.baseAddress?.assumingMemoryBound(to: UInt8.self))
                 }
-                try CryptoError.check(code, "mbedtls_pkcs5_pbkdf2_hmac")
             }
+            try CryptoError.check(code, "mbedtls_pkcs5_pbkdf2_hmac")
         }
     }
 }

@@ -14,7 +14,7 @@ public struct RSAPrivateKey: Sendable {
     /// Copies the private context `source` (whose owner frees it) after checking that its parts
     /// belong together and that the modulus is in range.
     init(copying source: UnsafePointer<mbedtls_rsa_context>, random: some RandomSource) throws(CryptoError) {
-        let bits = withUnsafePointer(to: source.pointee.N) { Int(mbedtls_mpi_bitlen($0)) }
+        let bits = Int(latchkey_rsa_bitlen(source))
         guard bits >= RSAPublicKey.minimumModulusBitCount, bits <= RSAPublicKey.maximumModulusBitCount else {
             throw .privateKeyRefused(.rsaModulusSize(bits: bits, minimum: RSAPublicKey.minimumModulusBitCount,
                                                      maximum: RSAPublicKey.maximumModulusBitCount))
@@ -54,14 +54,15 @@ public struct RSAPrivateKey: Sendable {
         let bridge = RandomSourceBridge(random)
         let code = storage.withContext { ctx in
             // The padding mode (and, for PSS, the MGF1 hash) live in the context; set per call.
-            mbedtls_rsa_set_padding(ctx, padding, Int32(hash.mdType.rawValue))
+            let padded = latchkey_rsa_set_padding(ctx, padding, hash.mdType)
+            guard padded == 0 else { return padded }
             return bridge.withCallback { f, p in
                 digest.withUnsafeBufferPointer { d in
                     signature.withUnsafeMutableBufferPointer { s in
                         padding == MBEDTLS_RSA_PKCS_V21
                             ? mbedtls_rsa_rsassa_pss_sign_ext(ctx, f, p, hash.mdType, UInt32(d.count), d.baseAddress,
                                                               Int32(hash.byteCount), s.baseAddress)
-                            : mbedtls_rsa_rsassa_pkcs1_v15_sign(ctx, f, p, MBEDTLS_RSA_PRIVATE, hash.mdType,
+                            : latchkey_rsa_pkcs1_v15_sign(ctx, f, p, hash.mdType,
                                                                 UInt32(d.count), d.baseAddress, s.baseAddress)
                     }
                 }

@@ -13,7 +13,7 @@ public struct RSAPublicKey: Sendable, Equatable {
 
         init() {
             context = .allocate(capacity: 1)
-            mbedtls_rsa_init(context, MBEDTLS_RSA_PKCS_V15, 0)
+            latchkey_rsa_init(context)
         }
 
         deinit {
@@ -31,7 +31,7 @@ public struct RSAPublicKey: Sendable, Equatable {
 
     /// Smallest modulus accepted (NIST SP 800-131A; RFC 7518 §3.3 requires ≥ 2048 for RS*).
     public static let minimumModulusBitCount = 2048
-    /// Largest modulus mbedTLS 2.28 handles (MBEDTLS_MPI_MAX_BITS).
+    /// Largest modulus mbedTLS handles (MBEDTLS_MPI_MAX_BITS, 8192 in 2.28 and 3.6).
     public static let maximumModulusBitCount = 8192
 
     /// Size of the modulus n in bits.
@@ -102,7 +102,7 @@ public struct RSAPublicKey: Sendable, Equatable {
             digest.withUnsafeBufferPointer { d in
                 signature.withUnsafeBufferPointer { s in
                     // mbedTLS re-encodes the expected DigestInfo and compares, so non-canonical encodings fail.
-                    mbedtls_rsa_rsassa_pkcs1_v15_verify(ctx, nil, nil, MBEDTLS_RSA_PUBLIC, hash.mdType,
+                    latchkey_rsa_pkcs1_v15_verify(ctx, hash.mdType,
                                                         UInt32(d.count), d.baseAddress, s.baseAddress) == 0
                 }
             }
@@ -121,7 +121,7 @@ public struct RSAPublicKey: Sendable, Equatable {
         return storage.withContext { ctx in
             digest.withUnsafeBufferPointer { d in
                 signature.withUnsafeBufferPointer { s in
-                    mbedtls_rsa_rsassa_pss_verify_ext(ctx, nil, nil, MBEDTLS_RSA_PUBLIC, hash.mdType,
+                    latchkey_rsa_pss_verify(ctx, hash.mdType,
                                                       UInt32(d.count), d.baseAddress, hash.mdType,
                                                       Int32(hash.byteCount), s.baseAddress) == 0
                 }

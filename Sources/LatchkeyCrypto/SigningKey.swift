@@ -49,12 +49,14 @@ public enum SigningKey: Sendable {
         let announced = PrivateKeyFormat(pemLabel: label)!
         let found = try PrivateKeyDER.format(of: der)
         guard found == announced else { throw .privateKeyRefused(.formatMismatch(label: label, found: found)) }
+        // mbedTLS 3.x parses (and checks an EC key's blinding) with PSA's RNG.
+        guard MbedTLSLibrary.isReady else { throw .mbedTLS(code: -1, operation: "psa_crypto_init") }
         var context = mbedtls_pk_context()
         return try withUnsafeMutablePointer(to: &context) { (pk) throws(CryptoError) -> SigningKey in
             mbedtls_pk_init(pk)
             // Frees and zeroes the parsed key whatever happens; the keys below hold copies.
             defer { mbedtls_pk_free(pk) }
-            let code = mbedtls_pk_parse_key(pk, der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count, nil, 0)
+            let code = latchkey_pk_parse_key(pk, der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count)
             if code != 0 { throw .privateKeyRefused(.malformedDER(CryptoError.mbedTLSText(code))) }
             switch mbedtls_pk_get_type(pk) {
             case MBEDTLS_PK_RSA:
@@ -63,15 +65,15 @@ public enum SigningKey: Sendable {
             case MBEDTLS_PK_ECKEY:
                 guard let kp = mbedtls_pk_ec(pk.pointee) else { throw .privateKeyRefused(.malformedDER("no EC context")) }
                 let curve: ECCurve
-                switch kp.pointee.grp.id {
+                switch latchkey_ecp_grp(kp).pointee.id {
                 case MBEDTLS_ECP_DP_SECP256R1: curve = .p256
                 case MBEDTLS_ECP_DP_SECP384R1: curve = .p384
                 case let other:
                     let name = mbedtls_ecp_curve_info_from_grp_id(other).flatMap { $0.pointee.name.map { String(cString: $0) } }
                     throw .privateKeyRefused(.unsupportedCurve(name ?? "group \(other.rawValue)"))
                 }
-                let key = try ECPrivateKey(curve: curve, copying: &kp.pointee.d, random: random)
-                guard key.hasPublicPoint(&kp.pointee.Q) else {
+                let key = try ECPrivateKey(curve: curve, copying: latchkey_ecp_d(kp), random: random)
+                guard key.hasPublicPoint(latchkey_ecp_Q(kp)) else {
                     throw .privateKeyRefused(.inconsistentKey("the stored public key is not d·G"))
                 }
                 return .ec(key)

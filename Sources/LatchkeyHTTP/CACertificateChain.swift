@@ -72,7 +72,7 @@ final class CACertificateChain: @unchecked Sendable {
 
 /// Parses the CA bundle once and lends the parsed chain to one handshake at a time.
 ///
-/// Verification is not read-only in mbedTLS 2.28: checking a signature made by an EC root stores a
+/// Verification is not read-only in mbedTLS (2.28 and 3.6): checking a signature made by an EC root stores a
 /// precomputed table in that root key's group (MBEDTLS_ECP_FIXED_POINT_OPTIM), so one parsed chain must
 /// never serve two concurrent handshakes. Sequential requests reuse one parse; N concurrent requests
 /// parse at most N copies, which are then kept for reuse.

@@ -1,6 +1,6 @@
-/// The default `HTTPTransport`: HTTP/1.1 over mbedTLS 2.28, one request per connection.
+/// The default `HTTPTransport`: HTTP/1.1 over mbedTLS (3.6, or 2.28 in a build against Debian 12's), one request per connection.
 ///
-/// TLS 1.2 or later, certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
+/// TLS 1.3 or 1.2 (1.2 only with 2.28), certificate chain and host name verified, SNI; `http://` only to loopback; IPv4 and
 /// IPv6; connect timeout and an overall per-request deadline; `HTTPS_PROXY` through `CONNECT`; bounded,
 /// strictly parsed responses; redirects only when the request allows them, and only to https or loopback.
 /// Blocking I/O runs on a dedicated thread, and cancelling the task aborts it promptly.

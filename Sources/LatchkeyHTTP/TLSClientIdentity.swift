@@ -62,9 +62,11 @@ public struct TLSClientIdentity: Sendable, CustomStringConvertible {
         if rc > 0 { throw .unreadableCertificate(reason: "\(rc) certificate(s) in the chain could not be parsed") }
         guard leaf.pointee.version != 0 else { throw .unreadableCertificate(reason: "no certificate found") }
 
+        // mbedTLS 3.x parses a key and checks a pair with PSA's RNG.
+        guard MbedTLSLibrary.isReady else { throw .unreadableKey(reason: "psa_crypto_init failed") }
         try Self.parseKey(privateKeyPEM, into: material.key)
         let keyType = try Self.checkKeyType(material.key)
-        guard mbedtls_pk_check_pair(&leaf.pointee.pk, material.key) == 0 else { throw .keyDoesNotMatchCertificate }
+        guard latchkey_pk_check_pair(&leaf.pointee.pk, material.key) == 0 else { throw .keyDoesNotMatchCertificate }
         if mbedtls_x509_crt_check_key_usage(leaf, UInt32(MBEDTLS_X509_KU_DIGITAL_SIGNATURE)) != 0 {
             throw .notForClientAuthentication(reason: "its key usage does not include digitalSignature")
         }
@@ -106,7 +108,7 @@ public struct TLSClientIdentity: Sendable, CustomStringConvertible {
         pem.withUnsafeBytes { buffer.copyMemory(from: $0) }
         buffer[pem.count] = 0
         let bytes = buffer.bindMemory(to: UInt8.self)
-        let rc = mbedtls_pk_parse_key(key, bytes.baseAddress, bytes.count, nil, 0)
+        let rc = latchkey_pk_parse_key(key, bytes.baseAddress, bytes.count)
         if rc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED { throw .encryptedKey }
         if rc != 0 { throw .unreadableKey(reason: MbedTLSError.text(rc)) }
     }
@@ -119,7 +121,7 @@ public struct TLSClientIdentity: Sendable, CustomStringConvertible {
             guard bits >= 2048 else { throw .unsupportedKey(algorithm: "RSA", bits: bits) }
             return .rsa(bits: bits)
         case MBEDTLS_PK_ECKEY, MBEDTLS_PK_ECDSA:
-            let group = mbedtls_pk_ec(key.pointee).map { $0.pointee.grp.id } ?? MBEDTLS_ECP_DP_NONE
+            let group = mbedtls_pk_ec(key.pointee).map { latchkey_ecp_grp($0).pointee.id } ?? MBEDTLS_ECP_DP_NONE
             if group == MBEDTLS_ECP_DP_SECP256R1 { return .ec(.p256) }
             if group == MBEDTLS_ECP_DP_SECP384R1 { return .ec(.p384) }
             let name = mbedtls_ecp_curve_info_from_grp_id(group).map { String(cString: $0.pointee.name) } ?? "EC curve \(group.rawValue)"

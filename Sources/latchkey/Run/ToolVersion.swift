@@ -5,6 +5,6 @@ enum ToolVersion {
     /// Semantic version of this build.
     static let number = "0.1.0"
 
-    /// `latchkey X.Y.Z (mbedTLS 2.28.x)`.
+    /// `latchkey X.Y.Z (mbedTLS 3.6.x)`.
     static var line: String { "latchkey \(number) (mbedTLS \(MbedTLSInfo.version))" }
 }

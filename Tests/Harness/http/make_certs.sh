@@ -6,6 +6,9 @@
 #   wrong.pem/.key         valid, but for DNS:wrong.example
 #   expired.pem/.key       for DNS:localhost, validity 2020-01-01 .. 2020-12-31 (made with `openssl ca`)
 #   ec-ca.pem, ec-localhost.pem/.key   a P-256 CA and a P-256 DNS:localhost certificate it signed
+#   ip-only, ip-wrong, ip-as-dns, ip-as-cn, ip-and-dns (.pem/.key)   for https://127.0.0.1: SAN
+#                          IP:127.0.0.1; IP:127.0.0.2; DNS:127.0.0.1; no SAN, CN=127.0.0.1;
+#                          DNS:localhost + IP:127.0.0.1 + IP:::1 (all with CN=127.0.0.1)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$1
@@ -29,3 +32,12 @@ openssl x509 -req -in ec-localhost.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreates
 sh "$here/issue_dated.sh" ca.pem ca.key expired.csr expired.pem 20200101000000Z 20201231000000Z \
     "basicConstraints = CA:FALSE" "keyUsage = digitalSignature,keyEncipherment" "extendedKeyUsage = serverAuth" \
     "subjectAltName = DNS:localhost"
+# IP-address certificates (issue 38): only an iPAddress SAN may name https://127.0.0.1.
+for spec in "ip-only:IP:127.0.0.1" "ip-wrong:IP:127.0.0.2" "ip-as-dns:DNS:127.0.0.1" "ip-as-cn:" \
+            "ip-and-dns:DNS:localhost,IP:127.0.0.1,IP:::1"; do
+    name=${spec%%:*}; san=${spec#*:}
+    printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' > $name.ext
+    [ -n "$san" ] && printf 'subjectAltName=%s\n' "$san" >> $name.ext
+    openssl req -newkey rsa:2048 -nodes -keyout $name.key -out $name.csr -subj "/CN=127.0.0.1" 2>/dev/null
+    openssl x509 -req -in $name.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile $name.ext -out $name.pem 2>/dev/null
+done
