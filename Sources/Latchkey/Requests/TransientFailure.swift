@@ -64,20 +64,23 @@ public enum TransientFailure {
     }
 
     /// How a request to `role` is repeated. A pushed authorization request is not: a failed push
-    /// is reported before any URL is shown, and the person starts the login again. A token request
-    /// (code exchange, refresh, client credentials) and a CIBA request are repeated only when the
-    /// server cannot have acted on them: the code or refresh token may already be spent (a rotated
-    /// refresh token sent again can revoke the whole session, RFC 9700 §4.14.2), and a CIBA request
-    /// sent twice asks the person twice. The others are safe to repeat: GETs, a second device
-    /// request only makes another code, a revocation is idempotent.
+    /// is reported before any URL is shown, and the person starts the login again. A CIBA request is
+    /// repeated only when the server cannot have acted on it: sent twice, it asks the person twice.
+    /// Token requests (code exchange, refresh, client credentials) are repeated after any transient
+    /// failure: when the server did act (rotated the refresh token, spent the code) the answer that
+    /// carried the result is lost either way, so a second try cannot lose more than the failure
+    /// already did (the next use of the spent token would be refused just the same); when it did not
+    /// act, or grants a reuse grace interval, the second try is what keeps the session. The others
+    /// are safe to repeat: GETs, a second device request only makes another code, a revocation is
+    /// idempotent.
     static func repeats(_ role: EndpointRole) -> Repeat {
         switch role {
         case .pushedAuthorization, .resource, .authorization: return .never
         // Creating a client twice would leave one behind: only when the first cannot have arrived.
         // (`RegistrationClient` repeats PUT and DELETE after any transient failure and never a GET.)
         case .registration: return .whenNotActedOn
-        case .token, .backchannelAuthentication: return .whenNotActedOn
-        case .discovery, .jwks, .revocation, .deviceAuthorization: return .afterAnyTransientFailure
+        case .backchannelAuthentication: return .whenNotActedOn
+        case .token, .discovery, .jwks, .revocation, .deviceAuthorization: return .afterAnyTransientFailure
         }
     }
 
