@@ -22,7 +22,7 @@ struct CAFileProcessTests {
             let made = try ProcessRunner.run("/bin/sh", [PackagePaths.harness() + "/http/make_certs.sh", pki.path], timeout: .seconds(120))
             guard made.exitCode == 0 else {
                 pki.remove()
-                try Requirement.missing("make_certs.sh failed (openssl?): \(made.stderrText.suffix(300))")
+                throw try Requirement.missing("make_certs.sh failed (openssl?): \(made.stderrText.suffix(300))")
             }
             process = try ChildProcess.spawn("/usr/bin/python3", [PackagePaths.harness() + "/http/test_server.py",
                                              "--cert", pki.path + "/localhost.pem", "--key", pki.path + "/localhost.key"],
@@ -30,7 +30,7 @@ struct CAFileProcessTests {
             guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
                 process.terminate()
                 pki.remove()
-                try Requirement.missing("test_server.py did not start")
+                throw try Requirement.missing("test_server.py did not start")
             }
             self.port = port
         }

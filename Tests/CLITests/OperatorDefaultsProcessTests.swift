@@ -56,7 +56,7 @@ struct PassphraseFilePermissionProcessTests {
     @Test("a passphrase file owned by another user: exit 9 with one line")
     func otherOwnerIsRefused() throws {
         guard geteuid() == 0 else {
-            try Requirement.missing("chown to another user needs root")
+            throw try Requirement.missing("chown to another user needs root")
         }
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
             let file = cli.stateDirectory + "-pass"

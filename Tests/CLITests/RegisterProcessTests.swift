@@ -22,13 +22,13 @@ final class RegistrationIdP: Sendable {
         provisioningToken = "iat-" + String(UInt64.random(in: 1...UInt64.max), radix: 36) + "-provisioning-secret"
         #expect(FileText.write(provisioningToken + "\n", to: tokenPath, mode: 0o600))
         let python = HostEnvironment.current["LATCHKEY_IT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
-        guard PackagePaths.exists(python) else { try Requirement.missing("python3 not found at \(python)") }
+        guard PackagePaths.exists(python) else { throw try Requirement.missing("python3 not found at \(python)") }
         process = try ChildProcess.spawn(python, ["-u", PackagePaths.harness() + "/registration_idp.py", "--scenario", scenario,
                                                   "--log", logPath, "--token-file", tokenPath], environment: HostEnvironment.current)
         guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
             let result = process.waitForExit(timeout: .seconds(2))
             directory.remove()
-            try Requirement.missing("registration_idp.py did not start: \(result.stderrText.suffix(500))")
+            throw try Requirement.missing("registration_idp.py did not start: \(result.stderrText.suffix(500))")
         }
         self.port = port
     }

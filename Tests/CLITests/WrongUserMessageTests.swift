@@ -23,7 +23,7 @@ struct WrongUserMessageTests {
     /// that user, never to chown it (which would break the real owner).
     @Test func foreignOwnerSaysWhoseStateItIs() throws {
         guard getuid() == 0 else {
-            try Requirement.missing("root, to give the state directory to another uid", environment: HostEnvironment.current)
+            throw try Requirement.missing("root, to give the state directory to another uid", environment: HostEnvironment.current)
         }
         try withCLI { cli, _ in
             try StoredSessionFixture.signIn(cli)

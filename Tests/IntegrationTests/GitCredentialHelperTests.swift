@@ -27,7 +27,7 @@ struct GitCredentialHelperTests {
             ], environment: HostEnvironment.current, stdin: .pipe)
             guard let line = process.nextLine(timeout: .seconds(20)), line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
                 let result = process.waitForExit(timeout: .seconds(2))
-                try Requirement.missing("git_http_server.py did not start: \(result.stderrText.suffix(500))")
+                throw try Requirement.missing("git_http_server.py did not start: \(result.stderrText.suffix(500))")
             }
             self.port = port
         }

@@ -281,7 +281,7 @@ struct GlewlwydDPoPTests {
                                                         copy.latchkey.binary, "--state-dir", copy.latchkey.stateDirectory, "token"],
                                               environment: copy.latchkey.environment, timeout: .seconds(30))
         if elsewhere.stderrText.contains("mount") || elsewhere.stderrText.contains("unshare") {
-            try Requirement.missing("a private mount namespace (root) to fake another machine id: \(elsewhere.stderrText)")
+            throw try Requirement.missing("a private mount namespace (root) to fake another machine id: \(elsewhere.stderrText)")
         }
         #expect(elsewhere.exitCode == 9, "token with another machine id: \(elsewhere) \(elsewhere.stderrText)")
         #expect(elsewhere.stdout.isEmpty, "no token printed: \(elsewhere.stdoutText)")

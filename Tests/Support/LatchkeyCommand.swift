@@ -17,7 +17,7 @@ public struct LatchkeyCommand: Sendable {
         do {
             binary = try LatchkeyBinary.locate(environment: outer)
         } catch {
-            try Requirement.missing(error.description, environment: outer)
+            throw try Requirement.missing(error.description, environment: outer)
         }
         self.stateDirectory = stateDirectory
         var env = outer.filter { !$0.key.hasPrefix("LATCHKEY_") || $0.key.hasPrefix("LATCHKEY_IT_") }

@@ -12,19 +12,24 @@ public struct RequirementMissing: Error, CustomStringConvertible, Sendable {
 /// turn into a green run that tested nothing. Locally it cancels the test with a visible reason.
 public enum Requirement {
     /// Returns `value` when present; otherwise fails (CI) or skips (local) with `reason`.
+    @discardableResult
     public static func requireOrSkip<T>(_ value: T?, _ reason: @autoclosure () -> String,
                                         environment: [String: String] = HostEnvironment.current,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
         if let value { return value }
-        try missing(reason(), environment: environment, sourceLocation: sourceLocation)
+        throw try missing(reason(), environment: environment, sourceLocation: sourceLocation)
     }
 
-    /// Fails (CI) or skips (local) unconditionally with `reason`.
+    /// Fails (CI) or skips (local) unconditionally with `reason`: under CI it returns the error for
+    /// the caller to throw (`throw try Requirement.missing(…)`); locally it cancels the test.
+    ///
+    /// Not `-> Never`: a never-returning call inside a throwing initialiser made the compiler warn
+    /// "will never be executed" about the cleanup it places after it (107 warning lines).
     public static func missing(_ reason: String,
                                environment: [String: String] = HostEnvironment.current,
-                               sourceLocation: SourceLocation = #_sourceLocation) throws -> Never {
+                               sourceLocation: SourceLocation = #_sourceLocation) throws -> RequirementMissing {
         if HostEnvironment.isCI(environment) {
-            throw RequirementMissing(description: "required under CI=true: \(reason)")
+            return RequirementMissing(description: "required under CI=true: \(reason)")
         }
         try Test.cancel("skipped (not CI): \(reason)", sourceLocation: sourceLocation)
     }

@@ -26,7 +26,7 @@ public final class ScriptedIdP: Sendable {
         let script = PackagePaths.harness() + "/scripted_idp.py"
         let python = environment["LATCHKEY_IT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
         guard PackagePaths.exists(python) else {
-            try Requirement.missing("python3 not found at \(python)", environment: environment)
+            throw try Requirement.missing("python3 not found at \(python)", environment: environment)
         }
         directory = try TemporaryDirectory(prefix: "latchkey-scripted-")
         logPath = directory.path + "/requests.jsonl"
@@ -36,7 +36,7 @@ public final class ScriptedIdP: Sendable {
         guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
             let result = process.waitForExit(timeout: .seconds(2))
             directory.remove()
-            try Requirement.missing("scripted_idp.py did not start (\(scenario)): \(result.stderrText.suffix(500))",
+            throw try Requirement.missing("scripted_idp.py did not start (\(scenario)): \(result.stderrText.suffix(500))",
                                     environment: environment)
         }
         self.port = port

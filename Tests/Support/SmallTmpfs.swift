@@ -24,7 +24,7 @@ public struct SmallTmpfs: Sendable {
                                                           "tmpfs", path])
         guard result.exitCode == 0 else {
             parent?.remove()
-            try Requirement.missing("cannot mount a tmpfs (run as root with CAP_SYS_ADMIN): \(result.stderrText)",
+            throw try Requirement.missing("cannot mount a tmpfs (run as root with CAP_SYS_ADMIN): \(result.stderrText)",
                                     sourceLocation: sourceLocation)
         }
     }
