@@ -13,6 +13,9 @@ struct IssueSixteenEnvironment {
     let clientPAR: String, clientMachine: String
     let machineSecretFile: String, machineSecretFileTLS: String
     let resource: String
+    /// The PAR client's redirect: a port of its own (53683), since Glewlwyd matches redirects
+    /// exactly and the device-flow suite's code test listens on 53682 at the same time.
+    let redirectURI: String
 
     static func load() throws -> IssueSixteenEnvironment {
         let env = HostEnvironment.current
@@ -23,7 +26,7 @@ struct IssueSixteenEnvironment {
             issuerResource: try v("ISSUER_RESOURCE"), issuerMachine: try v("ISSUER_MACHINE"),
             issuerMachineTLS: try v("ISSUER_MACHINE_TLS"), clientPAR: try v("CLIENT_PAR"), clientMachine: try v("CLIENT_MACHINE"),
             machineSecretFile: try v("MACHINE_SECRET_FILE"), machineSecretFileTLS: try v("MACHINE_SECRET_FILE_TLS"),
-            resource: try v("RESOURCE"))
+            resource: try v("RESOURCE"), redirectURI: try v("REDIRECT_URI_PAR"))
     }
 }
 
@@ -40,7 +43,7 @@ struct GlewlwydPARTests {
     func codeLogin(_ ws: Workspace, _ env: IssueSixteenEnvironment, issuer: String, extra: [String] = []) throws -> DeviceLogin.Outcome {
         let login = DeviceLogin(latchkey: ws.latchkey, arguments: [
             "--issuer", issuer, "--client-id", env.clientPAR, "--scope", "openid offline_access profile",
-            "--flow", "browser", "--redirect-uri", env.base.redirectURI] + extra)
+            "--flow", "browser", "--redirect-uri", env.redirectURI] + extra)
         return try login.run(trigger: "authorization_url") { event, _ in
             let url = try #require(event["url"]?.stringValue)
             let browser = try env.base.completeBrowserLogin(authorizationURL: url)
@@ -67,7 +70,7 @@ struct GlewlwydPARTests {
         // OpenID Connect Core §6.2: the repeated values are the pushed ones (and consent is asked for offline access).
         #expect(pushes.first?.param("response_type") == "code" && pushes.first?.param("scope") == "openid offline_access profile")
         #expect(query.contains("response_type=code") && pushes.first?.param("prompt") == "consent", "\(url)")
-        #expect(query.contains("prompt=consent") && pushes.first?.param("redirect_uri") == env.base.redirectURI, "\(url)")
+        #expect(query.contains("prompt=consent") && pushes.first?.param("redirect_uri") == env.redirectURI, "\(url)")
         #expect(pushes.first?.param("code_challenge_method") == "S256" && pushes.first?.param("state") != nil
                 && pushes.first?.param("nonce") != nil)
         let claims = try ws.latchkey.run(["claims"])
@@ -80,7 +83,7 @@ struct GlewlwydPARTests {
         let ws = try Workspace.glewlwyd(env.base)
         let started = wallClock()
         let result = try ws.latchkey.run(["login", "--issuer", env.issuerPAR, "--client-id", env.clientPAR, "--flow", "browser",
-                                          "--redirect-uri", env.base.redirectURI, "--par", "never", "--timeout", "5"])
+                                          "--redirect-uri", env.redirectURI, "--par", "never", "--timeout", "5"])
         #expect(result.exitCode == 2, "\(result)")
         #expect(result.stderrText.contains("require_pushed_authorization_requests"), "\(result.stderrText)")
         // Only this plugin's requests: the log is shared with the suites running beside this one.
@@ -93,7 +96,7 @@ struct GlewlwydPARTests {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
         let result = try ws.latchkey.run(["login", "--issuer", env.issuerPARShort, "--client-id", env.clientPAR, "--flow", "browser",
-                                          "--scope", "openid profile", "--redirect-uri", env.base.redirectURI], timeout: .seconds(30))
+                                          "--scope", "openid profile", "--redirect-uri", env.redirectURI], timeout: .seconds(30))
         #expect(result.exitCode == 5, "\(result)")
         #expect(result.stderrText.contains("pushed authorization request expired"), "\(result.stderrText)")
         #expect(result.elapsed < .seconds(10))

@@ -36,6 +36,9 @@ from browser_session import admin_api  # noqa: E402
 USER, PASSWORD = "alice", "alice-password"
 SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
 CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/callback"]
+# Glewlwyd matches a redirect exactly, so `--flow browser` listens on a fixed port: the PAR suite has
+# one of its own (53683), because suites run side by side and two listeners on one port collide.
+PAR_REDIRECTS = ["http://127.0.0.1:53683/callback"]
 CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
 MACHINE_SECRET_FILE = "machine-client.secret"  # issue 16: the client-credentials client
 RESOURCE_API = "https://api.example.test/v1"    # issue 16: the resource indicator the tests ask for
@@ -174,7 +177,7 @@ def main() -> None:
     plugin_like("shortlived", "machine", {"auth-type-client-enabled": True, "resource-allowed": True,
                                           "resource-scope": {"machine": [RESOURCE_API]},
                                           "iss": f"{a.external_url}/api/machine"})
-    client("latchkey-par", ["code", "refresh_token", "delete_token"], redirects=CODE_REDIRECTS)
+    client("latchkey-par", ["code", "refresh_token", "delete_token"], redirects=PAR_REDIRECTS)
     machine_secret = os.urandom(18).hex()
     call("POST", "/client/", {"client_id": "latchkey-machine", "name": "latchkey-machine", "enabled": True,
                               "confidential": True, "password": machine_secret,
