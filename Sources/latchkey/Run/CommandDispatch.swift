@@ -1,37 +1,66 @@
 /// Sends a parsed command line to the command that implements it.
+///
+/// Command names are written once, in `CommandCatalog`: this table is keyed by the catalog's own
+/// specs, so a renamed command cannot leave a stale string behind, and a test checks that every
+/// command of the catalog has exactly one entry here.
 enum CommandDispatch {
+    /// How a command runs: some finish without waiting (a cached token, local files), which keeps
+    /// the hot path off the async runtime; the rest need it.
+    enum Runner: Sendable {
+        /// Only the synchronous path.
+        case synchronous(@Sendable (CommandContext) throws -> Int32)
+        /// The synchronous path when it can answer (nil: it cannot), else the async one.
+        case synchronousFirst(@Sendable (CommandContext) throws -> Int32?, then: @Sendable (CommandContext) async throws -> Int32)
+        /// Only the async path.
+        case asynchronous(@Sendable (CommandContext) async throws -> Int32)
+    }
+
+    /// Every command of `CommandCatalog.all`, with how it runs.
+    static let runners: [(spec: CommandSpec, runner: Runner)] = [
+        (CommandCatalog.login, .asynchronous(LoginCommand.run)),
+        (CommandCatalog.token, .synchronousFirst(TokenCommand.cached, then: TokenCommand.run)),
+        (CommandCatalog.proof, .synchronousFirst(ProofCommand.cached, then: ProofCommand.run)),
+        (CommandCatalog.idToken, .synchronous(StoredTokenCommands.idToken)),
+        (CommandCatalog.claims, .synchronous(StoredTokenCommands.claims)),
+        (CommandCatalog.status, .synchronous(StatusCommand.run)),
+        (CommandCatalog.refresh, .asynchronous(SessionCommands.refresh)),
+        (CommandCatalog.logout, .asynchronous(SessionCommands.logout)),
+        (CommandCatalog.verify, .asynchronous(VerifyCommand.run)),
+        (CommandCatalog.discover, .asynchronous(DiscoverCommand.run)),
+        (CommandCatalog.profiles, .synchronous(ProfilesCommand.run)),
+        (CommandCatalog.fetch, .asynchronous(FetchCommand.run)),
+        (CommandCatalog.credential, .asynchronous(CredentialCommand.run)),
+        (CommandCatalog.config, .asynchronous(ConfigCommand.run)),
+        (CommandCatalog.register, .asynchronous(RegisterCommand.run)),
+        (CommandCatalog.completion, .synchronous(CompletionCommand.run)),
+        (CommandCatalog.manual, .synchronous({ CompletionCommand.manual($0) })),
+    ]
+
+    /// The runner of the parsed command (the parser has already resolved aliases to the spec).
+    static func runner(for command: CommandSpec) -> Runner? {
+        runners.first { $0.spec.name == command.name }?.runner
+    }
+
     /// Runs the command named in `context` and returns its exit code.
     static func run(_ context: CommandContext) async throws -> Int32 {
         guard let command = context.arguments.command else { return 2 }
-        if let code = try runSynchronously(context) { return code }
-        switch command.name {
-        case "token": return try await TokenCommand.run(context)
-        case "proof": return try await ProofCommand.run(context)
-        case "login": return try await LoginCommand.run(context)
-        case "refresh": return try await SessionCommands.refresh(context)
-        case "logout": return try await SessionCommands.logout(context)
-        case "verify": return try await VerifyCommand.run(context)
-        case "discover": return try await DiscoverCommand.run(context)
-        case "credential": return try await CredentialCommand.run(context)
-        case "fetch": return try await FetchCommand.run(context)
-        case "config": return try await ConfigCommand.run(context)
-        case "register": return try await RegisterCommand.run(context)
-        default: throw UsageError("unknown command '\(command.name)'")
+        switch runner(for: command) {
+        case .synchronous(let run)?: return try run(context)
+        case .synchronousFirst(let first, let then)?:
+            if let code = try first(context) { return code }
+            return try await then(context)
+        case .asynchronous(let run)?: return try await run(context)
+        case nil: throw UsageError("unknown command '\(command.name)'")
         }
     }
 
     /// Runs the command if it can finish without waiting; nil when it needs the async path.
     static func runSynchronously(_ context: CommandContext) throws -> Int32? {
-        switch context.arguments.command?.name {
-        case "token": return try TokenCommand.cached(context)
-        case "proof": return try ProofCommand.cached(context)
-        case "id-token": return try StoredTokenCommands.idToken(context)
-        case "claims": return try StoredTokenCommands.claims(context)
-        case "status": return try StatusCommand.run(context)
-        case "profiles": return try ProfilesCommand.run(context)
-        case "completion": return try CompletionCommand.run(context)
-        case "manual": return CompletionCommand.manual(context)
-        default: return nil
+        guard let command = context.arguments.command else { return nil }
+        switch runner(for: command) {
+        case .synchronous(let run)?: return try run(context)
+        case .synchronousFirst(let first, _)?: return try first(context)
+        case .asynchronous?, nil: return nil
         }
     }
 }
