@@ -15,7 +15,8 @@
 #   5b. packages it as a .deb (device/package-deb.sh, twice: the same bytes), runs lintian (no error,
 #      no warning) and installs it on a Debian root with neither Swift nor mbedTLS (device/install-test.sh),
 #   6. runs the acceptance suites of ../shared/acceptance against that static binary (issue 12;
-#      a missing or failing suite fails the run, never a skip under CI),
+#      a missing or failing suite fails the run, never a skip under CI), in three groups side by
+#      side, with the README's demo (device/demo.sh, checked by Tests/Examples/demo-order.sh) beside them,
 #   7. checks the systemd units with `systemd-analyze verify`,
 # and always stops what it started.
 #
