@@ -46,6 +46,16 @@ struct HarnessSelfTests {
         #expect((try? Requirement.requireOrSkip(Optional(3), "present", environment: ["CI": "true"])) == 3)
     }
 
+    @Test("without LATCHKEY_BIN, the latchkey built beside the test executable, not the newest of any build folder")
+    func locatesTheBinaryOfThisBuild() throws {
+        let me = try #require(LatchkeyBinary.currentExecutable())
+        let folder = String(me[..<(try #require(me.lastIndex(of: "/")))])
+        #expect(try LatchkeyBinary.locate(environment: [:]) == folder + "/latchkey")
+        // A test executable with no latchkey beside it falls back to the newest build folder's.
+        let elsewhere = try LatchkeyBinary.locate(environment: [:], testExecutable: "/nonexistent/tests.xctest")
+        #expect(elsewhere.hasSuffix("/debug/latchkey"), "\(elsewhere)")
+    }
+
     @Test("the package root and the binary are found")
     func locating() throws {
         #expect(PackagePaths.exists(PackagePaths.root() + "/Package.swift"))
