@@ -9,6 +9,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
 export CI=${CI:-true}
+export LATCHKEY_BIN=${LATCHKEY_BIN:-$SCRATCH/debug/latchkey}
 export LATCHKEY_IT_PYTHON=${LATCHKEY_IT_PYTHON:-$(command -v python3)}
 [ $# -ge 2 ] || { echo "usage: $0 RUNS TARGET..." >&2; exit 2; }
 runs=$1; shift
