@@ -50,67 +50,110 @@ public struct ForeignWriter: Sendable, Equatable, CustomStringConvertible {
     /// reports that it is missing.
     public static func of(_ path: String, euid: UInt32 = geteuid()) -> ForeignWriter? {
         var links = 0
-        return walk(absolute(path), euid: euid, links: &links)
+        return walk(Array(absolute(path).utf8), euid: euid, links: &links)
     }
 
-    private static func walk(_ path: String, euid: UInt32, links: inout Int) -> ForeignWriter? {
-        var prefix = ""
-        let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        if let problem = check("/", euid: euid) { return problem }
-        for (index, component) in components.enumerated() {
-            if component == "." { continue }
-            if component == ".." {
+    // The walk works on the path's bytes, not on `String` components: `token` runs it on every
+    // call (the state folder's ancestors), and splitting, enumerating and joining `Substring`s cost
+    // it ~130 K instructions, most of them the runtime instantiating generic metadata on first use.
+    private static let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+
+    private static func walk(_ path: [UInt8], euid: UInt32, links: inout Int) -> ForeignWriter? {
+        if let problem = check([slash], euid: euid) { return problem }
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(path.count + 1)
+        var start = 0
+        let end = path.count
+        while start < end {
+            while start < end && path[start] == slash { start += 1 }
+            if start == end { break }
+            var stop = start
+            while stop < end && path[stop] != slash { stop += 1 }
+            defer { start = stop }
+            let length = stop - start
+            if length == 1 && path[start] == dot { continue }
+            if length == 2 && path[start] == dot && path[start + 1] == dot {
                 // Lexically: `..` after a checked folder names a folder above it, which is checked.
-                if let cut = prefix.lastIndex(of: "/") { prefix = String(prefix[..<cut]) }
+                if let cut = prefix.lastIndex(of: slash) { prefix.removeSubrange(cut...) }
                 continue
             }
-            prefix += "/" + component
+            prefix.append(slash)
+            prefix.append(contentsOf: path[start..<stop])
             var info = stat()
-            guard lstat(prefix, &info) == 0 else { return nil }
+            guard withCString(prefix, { lstat($0, &info) }) == 0 else { return nil }
             if info.st_mode & S_IFMT == S_IFLNK {
                 links += 1
                 guard links <= linkLimit, let target = readLink(prefix) else {
-                    return ForeignWriter(path: prefix, who: .unresolvedLink)
+                    return ForeignWriter(path: text(prefix), who: .unresolvedLink)
                 }
-                let rest = components[(index + 1)...].joined(separator: "/")
-                let parent = prefix[..<(prefix.lastIndex(of: "/") ?? prefix.startIndex)]
-                let resolved = target.hasPrefix("/") ? target : String(parent) + "/" + target
-                return walk(rest.isEmpty ? resolved : resolved + "/" + rest, euid: euid, links: &links)
+                var next: [UInt8] = target
+                if target.first != slash {
+                    next = Array(prefix[..<(prefix.lastIndex(of: slash) ?? 0)])
+                    next.append(slash)
+                    next.append(contentsOf: target)
+                }
+                next.append(contentsOf: path[stop...])
+                return walk(next, euid: euid, links: &links)
             }
-            if let problem = check(prefix, info: info, euid: euid) { return problem }
+            if let who = verdict(info, euid: euid) { return ForeignWriter(path: text(prefix), who: who) }
         }
         return nil
     }
 
     /// The verdict on one entry from its `stat`.
     public static func check(_ path: String, info: stat, euid: UInt32 = geteuid()) -> ForeignWriter? {
-        if info.st_uid != euid && info.st_uid != 0 { return ForeignWriter(path: path, who: .owner(info.st_uid)) }
+        verdict(info, euid: euid).map { ForeignWriter(path: path, who: $0) }
+    }
+
+    private static func verdict(_ info: stat, euid: UInt32) -> Who? {
+        if info.st_uid != euid && info.st_uid != 0 { return .owner(info.st_uid) }
         let sticky = info.st_mode & S_IFMT == S_IFDIR && info.st_mode & S_ISVTX != 0
         if sticky { return nil }
-        if info.st_mode & 0o002 != 0 { return ForeignWriter(path: path, who: .everyone) }
-        if info.st_mode & 0o020 != 0 { return ForeignWriter(path: path, who: .group(info.st_gid)) }
+        if info.st_mode & 0o002 != 0 { return .everyone }
+        if info.st_mode & 0o020 != 0 { return .group(info.st_gid) }
         return nil
     }
 
-    private static func check(_ path: String, euid: UInt32) -> ForeignWriter? {
+    private static func check(_ path: [UInt8], euid: UInt32) -> ForeignWriter? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return check(path, info: info, euid: euid)
+        guard withCString(path, { stat($0, &info) }) == 0 else { return nil }
+        return verdict(info, euid: euid).map { ForeignWriter(path: text(path), who: $0) }
     }
 
-    private static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
+    /// Calls `body` with `path` as a NUL-terminated C string.
+    private static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        var terminated = path
+        terminated.append(0)
+        return terminated.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { body($0) }
+        }
+    }
+
+    private static func text(_ path: [UInt8]) -> String { String(decoding: path, as: UTF8.self) }
+
+    private static func readLink(_ path: [UInt8]) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = withCString(path) { name in
+            buffer.withUnsafeMutableBufferPointer { out in
+                out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) { readlink(name, $0, out.count - 1) }
+            }
+        }
         guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Array(buffer[..<count])
     }
 
     /// `path` made absolute against the working directory.
     public static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (cwd == "/" ? "" : cwd) + "/" + path
+        if path.utf8.first == slash { return path }
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let found = buffer.withUnsafeMutableBufferPointer { out in
+            out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) { getcwd($0, out.count) != nil }
+        }
+        guard found, let length = buffer.firstIndex(of: 0) else { return "/" + path }
+        // Bytes, not `String` slicing: `token` makes its state folder absolute on every call.
+        var joined = Array(buffer[..<length])
+        if joined != [slash] { joined.append(slash) }
+        joined.append(contentsOf: path.utf8)
+        return String(decoding: joined, as: UTF8.self)
     }
 }

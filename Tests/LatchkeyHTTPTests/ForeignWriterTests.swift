@@ -4,6 +4,23 @@ import Testing
 
 /// The one rule for files that decide whom we trust (issue 31 §2): the walk from `/` down.
 @Suite struct ForeignWriterTests {
+    /// The walk and `absolute` work on bytes (the cached `token` runs them): relative paths,
+    /// repeated slashes and `.` read as before. (No chdir: the suites share one process.)
+    @Test func relativePathsAndOddSpellings() throws {
+        let dir = TestEnvironment.makeTemporaryDirectory()
+        defer { _ = system("rm -rf '\(dir)'") }
+        TestEnvironment.writeFile(dir + "/f", "x")
+        #expect(chmod(dir + "/f", 0o666) == 0)
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let cwd = try #require(getcwd(&buffer, buffer.count).map { _ in
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) })
+        #expect(ForeignWriter.absolute("f") == (cwd == "/" ? "" : cwd) + "/f")
+        #expect(ForeignWriter.absolute("/x/y") == "/x/y")
+        #expect(ForeignWriter.of(dir + "//./f") == ForeignWriter(path: dir + "/f", who: .everyone))
+        #expect(ForeignWriter.of(dir + "/./f/") == ForeignWriter(path: dir + "/f", who: .everyone))
+        #expect(ForeignWriter.of("/") == nil)
+    }
+
     @Test func aPrivateFileIsFineAndEveryLooseEntryIsNamed() throws {
         let dir = TestEnvironment.makeTemporaryDirectory()
         defer { _ = system("rm -rf '\(dir)'") }

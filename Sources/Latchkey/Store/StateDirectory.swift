@@ -74,9 +74,9 @@ enum StateDirectory {
     /// (`ForeignWriter`): whoever can write one of them can rename the state folder away and put
     /// their own, with their keys and tokens, in its place. A sticky folder such as /tmp is fine.
     static func checkAncestors(_ path: String) throws(TokenStoreError) {
-        let absolute = ForeignWriter.absolute(trimmingTrailingSlashes(path))
-        guard let cut = absolute.lastIndex(of: "/") else { return }
-        let parent = cut == absolute.startIndex ? "/" : String(absolute[..<cut])
+        let absolute = ForeignWriter.absolute(trimmingTrailingSlashes(path)).utf8
+        guard let cut = absolute.lastIndex(of: UInt8(ascii: "/")) else { return }
+        let parent = cut == absolute.startIndex ? "/" : String(decoding: absolute[..<cut], as: UTF8.self)
         if let writer = ForeignWriter.of(parent) {
             throw .unsafePermissions(path: path, reason: "\(writer), a folder above it (only you or root may be able to write there)")
         }
@@ -92,8 +92,10 @@ enum StateDirectory {
     }
 
     static func trimmingTrailingSlashes(_ path: String) -> String {
-        var result = Substring(path)
-        while result.count > 1 && result.hasSuffix("/") { result = result.dropLast() }
-        return String(result)
+        // Bytes: `Substring.count` walks the characters, and this runs on every `token`.
+        let bytes = Array(path.utf8)
+        var end = bytes.count
+        while end > 1 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        return end == bytes.count ? path : String(decoding: bytes[..<end], as: UTF8.self)
     }
 }
