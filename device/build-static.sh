@@ -3,9 +3,30 @@
 # Prints `path:`, `size:` and `sha256:` lines; fails unless ldd says "not a dynamic executable".
 # env: LATCHKEY_SCRATCH (build folder, default <root>/.build); LATCHKEY_MBEDTLS=3.6 (link Debian 13's
 # mbedTLS 3.6 instead of the system's 2.28), LATCHKEY_MBEDTLS_CACHE (device/fetch-mbedtls.sh)
+# --arch aarch64: the same binary for 64-bit ARM, built by the toolchain's 6.3.1 compiler against
+# Debian 13's swiftlang 6.0.3 arm64 static runtime, glibc and Debian 12's arm64 mbedTLS 2.28, all
+# fetched and verified by apt into a cache outside the checkout (device/fetch-aarch64-sysroot.sh);
+# build folder LATCHKEY_AARCH64_SCRATCH (default <root>/.build-aarch64), so it never mixes with the
+# x86_64 one. `--version` runs under qemu-aarch64-static (Debian's qemu-user-static, installed when
+# missing). The shipped flags below are the same for both; what differs is only how to reach the
+# other CPU and the 6.0.3 runtime (docs/deploy.md "CPUs").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build}
+ARCH=x86_64
+while [ $# -gt 0 ]; do
+  case $1 in
+    --arch) [ $# -ge 2 ] || { echo "build-static: --arch needs a value" >&2; exit 2; }; ARCH=$2; shift 2 ;;
+    --arch=*) ARCH=${1#*=}; shift ;;
+    -h|--help) sed -n '2,5p;' "$0"; echo "usage: device/build-static.sh [--arch x86_64|aarch64]"; exit 0 ;;
+    *) echo "build-static: unknown argument $1 (usage: device/build-static.sh [--arch x86_64|aarch64])" >&2; exit 2 ;;
+  esac
+done
+case $ARCH in
+  x86_64|amd64) ARCH=x86_64; SCRATCH=${LATCHKEY_SCRATCH:-$ROOT/.build} ;;
+  aarch64|arm64) ARCH=aarch64; SCRATCH=${LATCHKEY_AARCH64_SCRATCH:-$ROOT/.build-aarch64} ;;
+  *) echo "build-static: unsupported --arch $ARCH (x86_64 or aarch64; docs/deploy.md \"CPUs\" says why not armv7)" >&2; exit 2 ;;
+esac
+[ "$ARCH" = x86_64 ] || [ "$(uname -m)" = x86_64 ] || { echo "build-static: --arch $ARCH is cross-built from an x86_64 machine" >&2; exit 2; }
 cd "$ROOT"
 # -static-executable links glibc statically too; glibc warns that getaddrinfo in a static binary
 # still wants the host's NSS at run time: lookups through /etc/hosts and DNS work (docs/deploy.md).
@@ -56,15 +77,45 @@ case $SCRATCH in
   "$ROOT"/*) ;;
   *) PREFIX_MAPS+=(-Xswiftc -file-prefix-map -Xswiftc "$SCRATCH=/latchkey-build" -Xcc "-ffile-prefix-map=$SCRATCH=/latchkey-build") ;;
 esac
-swift build -c release --scratch-path "$SCRATCH" --product latchkey "${PREFIX_MAPS[@]}" "${MBEDTLS_FLAGS[@]}" \
-  -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
-  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
-  --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
-  -Xlinker --gc-sections -Xlinker --icf=all -Xlinker --no-eh-frame-hdr \
-  -Xlinker --symbol-ordering-file="$ROOT/device/hot-path.order" -Xlinker --no-warn-symbol-ordering 2>&1 |
+# The shipped flags, one list for every CPU (the comments above say why each is there).
+SHIPPED_FLAGS=(
+  -Xswiftc -Osize -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
+  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+  --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
+  -Xlinker --gc-sections -Xlinker --icf=all -Xlinker --no-eh-frame-hdr
+  -Xlinker --symbol-ordering-file="$ROOT/device/hot-path.order" -Xlinker --no-warn-symbol-ordering
+)
+# aarch64: the target, the sysroot of Debian arm64 packages and the 6.0.3 runtime's resource folder.
+# LATCHKEY_SWIFT_RUNTIME_6_0 selects the executor install that the 6.0.3 runtime has (the global
+# enqueue hooks) instead of 6.3's executor-factory SPI, which it lacks (docs/deploy.md "CPUs");
+# it is given to the Swift and the C compiler alike. The cache's path is mapped like the checkout's.
+CROSS_FLAGS=()
+RUN=()
+if [ "$ARCH" = aarch64 ]; then
+  [ "${LATCHKEY_MBEDTLS:-system}" = system ] ||
+    { echo "build-static: --arch aarch64 links Debian 12's arm64 mbedTLS 2.28 only (LATCHKEY_MBEDTLS is for x86_64)" >&2; exit 2; }
+  eval "$("$ROOT/device/fetch-aarch64-sysroot.sh")"
+  AARCH64_CACHE=$(dirname "$AARCH64_SYSROOT")
+  CROSS_FLAGS=(--triple aarch64-unknown-linux-gnu --sdk "$AARCH64_SYSROOT"
+    -Xswiftc -sdk -Xswiftc "$AARCH64_SYSROOT" -Xswiftc -resource-dir -Xswiftc "$AARCH64_RESOURCE"
+    -Xswiftc -DLATCHKEY_SWIFT_RUNTIME_6_0 -Xcc -DLATCHKEY_SWIFT_RUNTIME_6_0
+    -Xswiftc -file-prefix-map -Xswiftc "$AARCH64_CACHE=/aarch64-sysroot" -Xcc "-ffile-prefix-map=$AARCH64_CACHE=/aarch64-sysroot")
+  MBEDTLS_EXPECTED=$(sed -n 's/^libmbedtls-dev=\([0-9.]*\)-.*/\1/p' <(grep -o 'libmbedtls-dev=[^ ]*' "$ROOT/device/fetch-aarch64-sysroot.sh" | head -1))
+  if ! command -v qemu-aarch64-static >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "build-static: installing qemu-user-static (runs the aarch64 binary's --version)" >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends qemu-user-static >&2
+    else
+      echo "build-static: qemu-aarch64-static is missing (apt-get install qemu-user-static)" >&2; exit 1
+    fi
+  fi
+  RUN=(qemu-aarch64-static)
+fi
+swift build -c release --scratch-path "$SCRATCH" --product latchkey "${CROSS_FLAGS[@]}" "${PREFIX_MAPS[@]}" "${MBEDTLS_FLAGS[@]}" \
+  "${SHIPPED_FLAGS[@]}" 2>&1 |
   grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping)|getaddrinfo|statically linked applications requires' >&2
-BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
+BIN_DIR=$(swift build -c release --scratch-path "$SCRATCH" "${CROSS_FLAGS[@]}" --show-bin-path)
 OUT="$SCRATCH/latchkey-static"
 cp "$BIN_DIR/latchkey" "$OUT"
 # .comment holds only compiler version strings (lintian: binary-has-unneeded-section).
@@ -73,13 +124,28 @@ cp "$BIN_DIR/latchkey" "$OUT"
 # runtime) and the GNU build ID (lld hashes the unstripped output, whose debug info names the
 # build folder). Without them two clones at different paths give the same bytes
 # (device/reproducible-check.sh).
-strip --strip-all --remove-section=.comment --remove-section=.swift_modhash --remove-section=.note.gnu.build-id "$OUT"
-objcopy --remove-section=.eh_frame "$OUT"
-ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
-if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
-  echo "build-static: $OUT is dynamically linked:" >&2
-  echo "$ldd_out" >&2
-  exit 1
+if [ "$ARCH" = x86_64 ]; then
+  strip --strip-all --remove-section=.comment --remove-section=.swift_modhash --remove-section=.note.gnu.build-id "$OUT"
+  objcopy --remove-section=.eh_frame "$OUT"
+  ldd_out=$(ldd "$OUT" 2>&1 || true)   # ldd exits 1 on a static binary
+  if ! grep -q "not a dynamic executable" <<< "$ldd_out"; then
+    echo "build-static: $OUT is dynamically linked:" >&2
+    echo "$ldd_out" >&2
+    exit 1
+  fi
+else
+  # The same sections go; binutils' strip reads x86 only, the toolchain's llvm-objcopy any ELF.
+  OBJCOPY=$(dirname "$(readlink -f "$(command -v swiftc)")")/llvm-objcopy
+  "$OBJCOPY" --strip-all --remove-section=.comment --remove-section=.swift_modhash --remove-section=.note.gnu.build-id "$OUT"
+  "$OBJCOPY" --remove-section=.eh_frame "$OUT"
+  # ldd cannot judge a foreign binary: no program interpreter and no dynamic section is static.
+  hdr=$(readelf -h -l -d "$OUT" 2>&1)
+  grep -q 'Machine: *AArch64' <<< "$hdr" || { echo "build-static: $OUT is not an AArch64 ELF" >&2; exit 1; }
+  if grep -qE 'Requesting program interpreter|INTERP|DYNAMIC' <<< "$hdr"; then
+    echo "build-static: $OUT is dynamically linked:" >&2
+    grep -E 'interpreter|INTERP|DYNAMIC|NEEDED' <<< "$hdr" >&2
+    exit 1
+  fi
 fi
 size=$(stat -c %s "$OUT")
 echo "path: $OUT"
@@ -91,7 +157,7 @@ if [ "$size" -gt "$LIMIT" ]; then
   exit 1
 fi
 echo "sha256: $(sha256sum "$OUT" | cut -d' ' -f1)"
-version=$("$OUT" --version) || { echo "build-static: $OUT does not start" >&2; exit 1; }
+version=$("${RUN[@]}" "$OUT" --version) || { echo "build-static: $OUT does not start" >&2; exit 1; }
 echo "version: $version"
 if [ -n "$MBEDTLS_EXPECTED" ]; then
   case $version in

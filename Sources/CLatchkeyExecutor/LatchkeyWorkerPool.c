@@ -185,6 +185,58 @@ uint32_t latchkey_pool_maximum_workers(void) {
     return maximumWorkers;
 }
 
+#if defined(LATCHKEY_SWIFT_RUNTIME_6_0)
+// Swift 6.0's global-executor hooks (swift/include/swift/Runtime/ConcurrencyHooks.def in 6.0):
+// swift_task_enqueueGlobal*, the runtime's way to the global executor, calls the hook when one is
+// set. Each hook and each `original` are Swift calling convention; a job is a Job pointer.
+typedef __attribute__((swiftcall)) void (*GlobalOriginal)(void *job);
+typedef __attribute__((swiftcall)) void (*DelayOriginal)(unsigned long long delay, void *job);
+typedef __attribute__((swiftcall)) void (*DeadlineOriginal)(long long sec, long long nsec, long long tsec,
+                                                            long long tnsec, int clock, void *job);
+extern __attribute__((swiftcall)) void (*swift_task_enqueueGlobal_hook)(void *job, GlobalOriginal original);
+extern __attribute__((swiftcall)) void (*swift_task_enqueueGlobalWithDelay_hook)(unsigned long long delay, void *job,
+                                                                                 DelayOriginal original);
+extern __attribute__((swiftcall)) void (*swift_task_enqueueGlobalWithDeadline_hook)(
+    long long sec, long long nsec, long long tsec, long long tnsec, int clock, void *job, DeadlineOriginal original);
+// The runtime's own clock reading for its clock ids (1 continuous, 2 suspending), so a deadline is
+// measured on the clock it was given in.
+extern __attribute__((swiftcall)) void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
+
+__attribute__((swiftcall)) static void enqueueGlobal(void *job, GlobalOriginal original) {
+    (void)original;
+    latchkey_pool_submit(job, 0);
+}
+
+__attribute__((swiftcall)) static void enqueueGlobalWithDelay(unsigned long long delay, void *job, DelayOriginal original) {
+    (void)original;
+    latchkey_pool_submit(job, delay);
+}
+
+__attribute__((swiftcall)) static void enqueueGlobalWithDeadline(long long sec, long long nsec, long long tsec,
+                                                                 long long tnsec, int clock, void *job,
+                                                                 DeadlineOriginal original) {
+    (void)tsec; (void)tnsec; (void)original;
+    long long nowSec = 0, nowNsec = 0;
+    swift_get_time(&nowSec, &nowNsec, clock);
+    // Nanoseconds until the deadline: 0 for the past, saturating far in the future.
+    uint64_t delay = 0;
+    if (sec > nowSec || (sec == nowSec && nsec > nowNsec)) {
+        long long seconds = sec - nowSec;
+        long long nanoseconds = nsec - nowNsec;
+        if (nanoseconds < 0) { seconds -= 1; nanoseconds += 1000000000; }
+        delay = (uint64_t)seconds >= UINT64_MAX / 1000000000u - 1 ? UINT64_MAX
+                                                                 : (uint64_t)seconds * 1000000000u + (uint64_t)nanoseconds;
+    }
+    latchkey_pool_submit(job, delay);
+}
+
+void latchkey_pool_install_runtime60_hooks(void) {
+    swift_task_enqueueGlobal_hook = enqueueGlobal;
+    swift_task_enqueueGlobalWithDelay_hook = enqueueGlobalWithDelay;
+    swift_task_enqueueGlobalWithDeadline_hook = enqueueGlobalWithDeadline;
+}
+#endif
+
 #else
 // Elsewhere the platform's default executor stays (WorkerPoolExecutor.swift is Linux-only).
 void latchkey_pool_submit(void *job, uint64_t delayNanoseconds) { (void)job; (void)delayNanoseconds; }

@@ -24,4 +24,10 @@ bool latchkey_pool_is_worker_thread(void);
 /// The most workers the pool starts.
 uint32_t latchkey_pool_maximum_workers(void);
 
+#if defined(LATCHKEY_SWIFT_RUNTIME_6_0)
+/// Built against Swift 6.0's runtime (the aarch64 build): makes the pool the global executor through
+/// that runtime's enqueue hooks (LatchkeyWorkerPool.c). Call before the first task.
+void latchkey_pool_install_runtime60_hooks(void);
+#endif
+
 #endif

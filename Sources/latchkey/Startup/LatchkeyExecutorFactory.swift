@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && !LATCHKEY_SWIFT_RUNTIME_6_0
 // The executor SPI (SE-0471, `ExperimentalCustomExecutors`) is unstable between releases. It is
 // built and tested with Swift 6.3.1 (docs/architecture.md, "The custom executor"); another
 // toolchain stops here with this message rather than failing in the middle of the SPI's types.
@@ -21,6 +21,22 @@ enum LatchkeyExecutorFactory: ExecutorFactory {
     /// Call before the first task. Starts no thread: the pool's first worker comes with the first job.
     static func install() {
         _createExecutors(factory: LatchkeyExecutorFactory.self)
+    }
+}
+#endif
+#if os(Linux) && LATCHKEY_SWIFT_RUNTIME_6_0
+// The aarch64 build (device/build-static.sh --arch aarch64) compiles against Debian 13's Swift 6.0.3
+// runtime, whose _Concurrency has no ExecutorFactory, TaskExecutor scheduling or
+// _createExecutors (SE-0471 is 6.3 SPI): the code above does not compile there. 6.0's runtime
+// has the older global-executor hooks instead, and on 6.0 `Task.sleep` still goes through them
+// (swift_task_enqueueGlobalWithDelay/WithDeadline; the 6.2 change named above is not in that
+// runtime), so the hooks send every job to the same pool. docs/deploy.md "CPUs".
+import CLatchkeyExecutor
+
+enum LatchkeyExecutorFactory {
+    /// Call before the first task. Starts no thread: the pool's first worker comes with the first job.
+    static func install() {
+        latchkey_pool_install_runtime60_hooks()
     }
 }
 #endif

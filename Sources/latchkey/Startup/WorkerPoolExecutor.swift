@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && !LATCHKEY_SWIFT_RUNTIME_6_0
 // Toolchain guard: see LatchkeyExecutorFactory.swift.
 #if !compiler(>=6.3) || compiler(>=6.4)
 #error("WorkerPoolExecutor uses the ExperimentalCustomExecutors and ExperimentalScheduling SPI as of Swift 6.3; see LatchkeyExecutorFactory.swift")
