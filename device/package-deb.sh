@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds latchkey_<version>_amd64.deb from the static binary with Debian's own dpkg-deb.
-#   device/package-deb.sh [STATIC_BINARY [OUT_DIR]]   (default: <scratch>/latchkey-static, <scratch>)
+# Builds latchkey_<version>_amd64.deb (or _arm64.deb for an aarch64 binary) from the static binary
+# with Debian's own dpkg-deb.
+#   device/package-deb.sh [STATIC_BINARY [OUT_DIR]]   (default: <scratch>/latchkey-static, <scratch>;
+#   the aarch64 one: device/package-deb.sh .build-aarch64/latchkey-static)
 # Prints `deb:`, `size:` and `sha256:`. The man page and the completions are made by running the
 # binary being packaged (`latchkey manual`, `latchkey completion SHELL`), so they describe exactly
 # that binary's command catalog. Deterministic: every mtime is SOURCE_DATE_EPOCH (the commit's
@@ -17,8 +19,18 @@ command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (apt-get install dpkg
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
 export TZ=UTC LC_ALL=C.UTF-8
 
+# The CPU is the binary's: an aarch64 one (device/build-static.sh --arch aarch64) makes
+# latchkey_<version>_arm64.deb, and runs under qemu-aarch64-static for its version, man page and
+# completions (the same catalog, so the same bytes as the amd64 package's).
+RUN=()
+case $(readelf -h "$BIN" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
+  *X86-64*) DEB_ARCH=amd64 ;;
+  *AArch64*) DEB_ARCH=arm64; RUN=(qemu-aarch64-static)
+    command -v qemu-aarch64-static >/dev/null || die "an aarch64 binary needs qemu-aarch64-static here (apt-get install qemu-user-static)" ;;
+  *) die "$BIN is neither an x86-64 nor an AArch64 ELF" ;;
+esac
 # `latchkey 0.1.0 (mbedTLS 2.28.3)`, or 3.6.6 with LATCHKEY_MBEDTLS=3.6
-version_line=$("$BIN" --version)
+version_line=$("${RUN[@]}" "$BIN" --version)
 upstream=$(sed -n 's/^latchkey \([0-9][0-9.]*\) (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
 [ -n "$upstream" ] || die "cannot read the version from '$version_line'"
 # Debian revision 1: not a native package (upstream is this repository), so the Debian
@@ -33,7 +45,20 @@ maintainer=${LATCHKEY_DEB_MAINTAINER:-$(git -C "$ROOT" log -1 --format='%an <%ae
 # --version says which, and it must be one of the two.
 linked=$(sed -n 's/^latchkey [0-9.]* (mbedTLS \([0-9.]*\))$/\1/p' <<< "$version_line")
 system_mbedtls=$(dpkg-query -W -f='${Version}' libmbedtls-dev)
-if [ "$linked" = "${system_mbedtls%%-*}" ]; then
+# The arm64 binary links only packages that device/fetch-aarch64-sysroot.sh fetched: glibc and
+# gcc-14's libstdc++/libgcc from trixie, the Swift runtime from trixie's swiftlang, mbedTLS from
+# bookworm; their Source and Version come from the very .deb files.
+deb_source() { # a cached .deb -> "source (= version)"
+  local src; src=$(dpkg-deb -f "$1" Source); src=${src%% *}
+  echo "${src:-$(dpkg-deb -f "$1" Package)} (= $(dpkg-deb -f "$1" Version))"
+}
+if [ "$DEB_ARCH" = arm64 ]; then
+  eval "$("$ROOT/device/fetch-aarch64-sysroot.sh")"
+  mbedtls_deb=$(ls "$AARCH64_DEBS"/libmbedtls-dev_*_arm64.deb | head -1)
+  mbedtls_version=$(dpkg-deb -f "$mbedtls_deb" Version)
+  [ "$linked" = "${mbedtls_version%%-*}" ] || die "$BIN links mbedTLS '$linked', not the fetched arm64 libmbedtls-dev $mbedtls_version"
+  built_using=$(deb_source "$(ls "$AARCH64_DEBS"/libc6-dev_*_arm64.deb | head -1)"),$' '$(deb_source "$(ls "$AARCH64_DEBS"/libstdc++-14-dev_*_arm64.deb | head -1)"),$' '$(deb_source "$mbedtls_deb"),$' '$(deb_source "$(ls "$AARCH64_DEBS"/swiftlang_*_arm64.deb | head -1)")
+elif [ "$linked" = "${system_mbedtls%%-*}" ]; then
   built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev),$' '$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libmbedtls-dev)
 else
   eval "$("$ROOT/device/fetch-mbedtls.sh")"
@@ -61,10 +86,10 @@ for unit in latchkey-refresh.service latchkey-refresh.timer latchkey-metrics.ser
   sed 's|/usr/local/bin/latchkey|/usr/bin/latchkey|g' "$ROOT/device/systemd/$unit" > "$R/usr/lib/systemd/system/$unit"
 done
 
-"$BIN" manual | gzip -9n > "$R/usr/share/man/man1/latchkey.1.gz"
-"$BIN" completion bash > "$R/usr/share/bash-completion/completions/latchkey"
-"$BIN" completion zsh > "$R/usr/share/zsh/vendor-completions/_latchkey"
-"$BIN" completion fish > "$R/usr/share/fish/vendor_completions.d/latchkey.fish"
+"${RUN[@]}" "$BIN" manual | gzip -9n > "$R/usr/share/man/man1/latchkey.1.gz"
+"${RUN[@]}" "$BIN" completion bash > "$R/usr/share/bash-completion/completions/latchkey"
+"${RUN[@]}" "$BIN" completion zsh > "$R/usr/share/zsh/vendor-completions/_latchkey"
+"${RUN[@]}" "$BIN" completion fish > "$R/usr/share/fish/vendor_completions.d/latchkey.fish"
 
 install -m 0644 "$ROOT/device/debian/copyright" "$DOC/copyright"
 install -m 0644 "$ROOT/device/debian/lintian-overrides" "$R/usr/share/lintian/overrides/latchkey"
@@ -86,7 +111,7 @@ installed_size=$(du -sk --apparent-size --exclude=DEBIAN "$R" | cut -f1)
 cat > "$R/DEBIAN/control" <<CONTROL
 Package: latchkey
 Version: $VERSION
-Architecture: amd64
+Architecture: $DEB_ARCH
 Maintainer: $maintainer
 Installed-Size: $installed_size
 Built-Using: $built_using
@@ -111,7 +136,7 @@ chmod 0644 "$R/DEBIAN/md5sums" "$R/DEBIAN/control"
 find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 mkdir -p "$OUT_DIR"
-DEB="$OUT_DIR/latchkey_${VERSION}_amd64.deb"
+DEB="$OUT_DIR/latchkey_${VERSION}_${DEB_ARCH}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$R" "$DEB" >/dev/null
 echo "deb: $DEB"
 echo "size: $(stat -c %s "$DEB") bytes"
