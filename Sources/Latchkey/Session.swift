@@ -38,6 +38,11 @@ public actor Session: TokenSource {
     /// The session last read, refreshed or signed in by this process: resource proofs (each
     /// redirect hop) are made from it without reading the token file again.
     var current: StoredSession?
+    /// The session's credentials and the loop that sends them, made once: at sign-in, or at the
+    /// first request that needs them (the certificate read and checked then), and replaced when the
+    /// stored session's DPoP key changes (a refresh under another process's sign-in). The cached
+    /// `validToken` never makes it.
+    var binding: SessionBinding?
 
     /// Makes a session for the profile `store` holds.
     /// - Parameters:
@@ -45,8 +50,8 @@ public actor Session: TokenSource {
     ///   - clientAuthentication: how the client authenticates; nil follows `configuration.authMethod`
     ///     with `clientSecret` or `clientKey` (`private_key_jwt`, read at each use).
     ///   - keySet: replaces the issuer's JWKS (tests, pinned keys); nil fetches `jwks_uri`.
-    ///   - mutualTLS: the client certificate (RFC 8705), read at each sign-in, refresh and logout and
-    ///     presented only to the endpoints where the client authenticates; required by the
+    ///   - mutualTLS: the client certificate (RFC 8705), read at sign-in or at the first refresh or
+    ///     logout of the session (once per `Session`) and presented only to the endpoints where the client authenticates; required by the
     ///     `tls_client_auth` methods. With it, `mtls_endpoint_aliases` replace those endpoints.
     public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
                 time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
@@ -142,12 +147,13 @@ public actor Session: TokenSource {
     /// cancelled only when no caller is left, and that last caller returns once the refresh has
     /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
-        let refresher = Refresher(configuration: configuration, store: store, binding: try binding(), keys: keys,
-                                  keySets: keySets, time: time, notes: notes)
+        let refresher = Refresher(configuration: configuration, store: store, binding: try sessionBinding(), keys: keys,
+                                  verification: verification, time: time, notes: notes)
         do {
             let outcome = try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
             record(skew: outcome.skew)
             current = outcome.session
+            if let used = outcome.binding { binding = used }
             return outcome.session.token
         } catch {
             throw Self.mapped(error)
@@ -158,8 +164,11 @@ public actor Session: TokenSource {
 
     /// A verifier for `metadata`'s issuer, with algorithms limited to the configured ∩ advertised.
     package func verifier(for metadata: ProviderMetadata) throws(LatchkeyError) -> IDTokenVerifier {
-        try IDTokenVerifier.forClient(configuration, metadata: metadata, keySet: try keySets.keySet(for: metadata), time: time)
+        try verification.verifier(for: metadata, time: time)
     }
+
+    /// How this session verifies the ID tokens it is issued (sign-in and refresh).
+    var verification: IDTokenVerification { IDTokenVerification(configuration: configuration, keySets: keySets, time: time) }
 
     /// The last measured difference between the server's clock and ours (seconds, server minus local),
     /// from the last sign-in or refresh response carrying a `Date` header; nil when unknown.
@@ -170,10 +179,18 @@ public actor Session: TokenSource {
 
     func record(skew: Double?) { if let skew { self.skew = skew } }
 
-    /// The session's binding before a stored session is read: the client's authentication, the
-    /// transports (presenting the certificate, read now, where mutual TLS applies) and this
-    /// session's nonces; `bound(to:keys:)` adds a stored session's DPoP key.
-    func binding(identity: TLSClientIdentity? = nil) throws(LatchkeyError) -> SessionBinding {
+    /// The binding this session holds, made now if it has none yet.
+    func sessionBinding() throws(LatchkeyError) -> SessionBinding {
+        if let binding { return binding }
+        let made = try makeBinding(identity: clientIdentity())
+        binding = made
+        return made
+    }
+
+    /// A binding before a stored session is read: the client's authentication, the transports
+    /// (presenting `identity` where mutual TLS applies) and this session's nonces;
+    /// `bound(to:keys:)` adds a stored session's DPoP key.
+    func makeBinding(identity: TLSClientIdentity?) throws(LatchkeyError) -> SessionBinding {
         let authenticator: any RequestAuthenticator
         if let clientAuthentication {
             authenticator = clientAuthentication
@@ -182,13 +199,11 @@ public actor Session: TokenSource {
         }
         var transports = self.transports
         var presented: TLSClientIdentity?
-        let certificate: TLSClientIdentity?
-        if let identity { certificate = identity } else { certificate = try clientIdentity() }
-        if let mutualTLS, let certificate {
-            transports = mutualTLS.transports(transports, presenting: certificate)
-            presented = certificate
+        if let mutualTLS, let identity {
+            transports = mutualTLS.transports(transports, presenting: identity)
+            presented = identity
         }
-        return SessionBinding(clientAuthentication: authenticator, dpopKey: nil, nonces: nonces, certificate: presented,
+        return SessionBinding(clientAuthentication: authenticator, nonces: nonces, certificate: presented,
                               transports: transports, time: time, random: random)
     }
 

@@ -6,7 +6,7 @@ import LatchkeyTesting
 
 @Suite struct AuthorizationCodeFlowTests {
     func flow(_ metadata: ProviderMetadata = testMetadata()) -> AuthorizationCodeFlow {
-        let client = try! TokenClient(configuration: testConfiguration(), metadata: metadata,
+        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: metadata,
                                       transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
         return AuthorizationCodeFlow(client: client, random: CountingRandom())
     }
@@ -32,7 +32,7 @@ import LatchkeyTesting
         func prompts(_ configure: (inout ClientConfiguration) -> Void) throws -> [String] {
             var c = testConfiguration()
             configure(&c)
-            let client = try TokenClient(configuration: c, metadata: testMetadata(),
+            let client = try TokenClient.testing(configuration: c, metadata: testMetadata(),
                                          transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
             let request = try AuthorizationCodeFlow(client: client, random: CountingRandom()).makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
             return FormURLEncoding.decode(request.url.query ?? "").filter { $0.0 == "prompt" }.map(\.1)

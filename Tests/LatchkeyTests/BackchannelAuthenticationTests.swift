@@ -24,9 +24,8 @@ import LatchkeyTesting
     }
 
     func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = metadata(), dpop: DPoPKey? = nil) throws -> BackchannelAuthenticationFlow {
-        var client = try TokenClient(configuration: testConfiguration(authMethod: .clientSecretBasic), metadata: metadata,
-                                     transport: transport, clientSecret: "s3cret", time: clock, random: CountingRandom())
-        if let dpop { client.pipeline.authenticators.append(DPoPAuthenticator(key: dpop)) }
+        let client = try TokenClient.testing(configuration: testConfiguration(authMethod: .clientSecretBasic), metadata: metadata,
+                                             transport: transport, clientSecret: "s3cret", dpopKey: dpop, time: clock, random: CountingRandom())
         return BackchannelAuthenticationFlow(client: client, time: clock)
     }
 
@@ -79,7 +78,7 @@ import LatchkeyTesting
         var configuration = testConfiguration(authMethod: .clientSecretBasic)
         configuration.resources = ["https://api.example/a", "urn:example:b"]
         configuration.extraParameters = [try #require(RequestParameter(name: "acr_values", value: "phr"))]
-        let client = try TokenClient(configuration: configuration, metadata: Self.metadata(), transport: t,
+        let client = try TokenClient.testing(configuration: configuration, metadata: Self.metadata(), transport: t,
                                      clientSecret: "s3cret", time: clock, random: CountingRandom())
         _ = try await BackchannelAuthenticationFlow(client: client, time: clock).run(try BackchannelAuthenticationRequest(loginHint: Self.hint))
         let sent = try #require(t.sent(to: "/bc-authorize").first)

@@ -19,9 +19,9 @@ import LatchkeyTesting
     func client(_ t: ScriptedTransport, key: DPoPKey?, mode: DPoPMode = .auto) -> TokenClient {
         var c = testConfiguration()
         c.dpop = mode
-        let auth: [any RequestAuthenticator] = [PublicClientAuthentication(clientID: c.clientID)] + (key.map { [DPoPAuthenticator(key: $0)] } ?? [])
         return TokenClient(configuration: c, metadata: dpopMetadata(),
-                           pipeline: ProviderPipeline(transports: EndpointTransports(t), authenticators: auth, time: clock, random: SequenceRandom()))
+                           binding: SessionBinding(clientAuthentication: PublicClientAuthentication(clientID: c.clientID), dpopKey: key,
+                                                   transports: EndpointTransports(t), time: clock, random: SequenceRandom()))
     }
 
     static func claims(_ request: ScriptedTransport.SentRequest) throws -> JSONObject {
@@ -43,7 +43,7 @@ import LatchkeyTesting
         let key = try DPoPKey(random: CountingRandom())
         let t = ScriptedTransport(clock: clock) { r, _ in r.url.path == "/token" ? Self.dpopToken() : DeviceFlowTests.standardDevice }
         let c = client(t, key: key)
-        _ = try await c.pipeline.send(ProviderRequest(role: .deviceAuthorization, url: HTTPURL(string: "https://idp.example/device")!))
+        _ = try await c.binding.attempt(ProviderRequest(role: .deviceAuthorization, url: HTTPURL(string: "https://idp.example/device")!))
         let token = try await c.refresh(refreshToken: "rt")
         #expect(t.sent[0].header("DPoP") == nil)
         let claims = try Self.claims(t.sent[1])
@@ -67,7 +67,7 @@ import LatchkeyTesting
         // The next request to that server carries the nonce from the start.
         _ = try await c.refresh(refreshToken: "rt")
         #expect(try Self.claims(t.sent[2])["nonce"] == .string("n-1"))
-        #expect(c.pipeline.nonces.all == ["https://idp.example": "n-1"])
+        #expect(c.binding.nonces.all == ["https://idp.example": "n-1"])
     }
 
     @Test func aSecondNonceErrorIsAProtocolViolation() async throws {
@@ -337,6 +337,42 @@ import LatchkeyTesting
             guard case .tokenBinding(.nonceRequestedTwice(.resource)) = error else { Issue.record("got \(error)"); return }
         }
         #expect(api.sent.count == 2)
+    }
+
+    /// One definition of a new nonce for both roads (`ServerNonces.remember`): a server that
+    /// answers `use_dpop_nonce` with the nonce the proof already carried is not converging, so no
+    /// retry is spent on it, at the token endpoint and at a resource alike.
+    @Test func aRepeatedNonceEarnsNoRetryAtTheProviderOrAResource() async throws {
+        let key = try DPoPKey(random: CountingRandom())
+        let idp = ScriptedTransport(clock: clock) { _, _ in
+            Reply.json(400, #"{"error":"use_dpop_nonce"}"#, headers: [("DPoP-Nonce", "same")])
+        }
+        let c = client(idp, key: key)
+        c.binding.nonces.remember("same", for: HTTPURL(string: "https://idp.example/token")!)
+        do {
+            _ = try await c.refresh(refreshToken: "rt")
+            Issue.record("no error")
+        } catch {
+            guard case .tokenBinding(.nonceRequestedTwice(.token)) = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(idp.sent.count == 1)
+
+        let s = session(MemoryTokenStore(), provider())
+        _ = try await s.signIn()
+        let api = ScriptedTransport(clock: clock) { r, _ in
+            HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-same")], url: r.url)
+        }
+        let transport = AuthorizedTransport(base: api, source: s, allowed: [HTTPURL(string: "https://api.example")!])
+        let url = HTTPURL(string: "https://api.example/r")!
+        await s.rememberNonce("rs-same", for: url)
+        do {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: url))
+            Issue.record("no error")
+        } catch let error as LatchkeyError {
+            guard case .tokenBinding(.nonceRequestedTwice(.resource)) = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(api.sent.count == 1, "a nonce the proof already carried was retried")
+        #expect(try Self.claims(api.sent[0])["nonce"] == .string("rs-same"))
     }
 
     @Test func aBoundTokenWithoutAProofSourceIsNeverSentAsBearer() async throws {

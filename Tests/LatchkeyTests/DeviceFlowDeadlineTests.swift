@@ -10,7 +10,7 @@ import LatchkeyTesting
     let clock = VirtualClock()
 
     func flow(_ transport: ScriptedTransport) -> DeviceAuthorizationFlow {
-        DeviceAuthorizationFlow(client: try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
+        DeviceAuthorizationFlow(client: try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
                                                          random: CountingRandom()),
                                 time: clock, random: CountingRandom())
     }

@@ -35,7 +35,7 @@ final class PollScript: @unchecked Sendable {
 
     func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
               configuration: ClientConfiguration = testConfiguration(), secret: String? = nil) -> DeviceAuthorizationFlow {
-        let client = try! TokenClient(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
+        let client = try! TokenClient.testing(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
                                       random: CountingRandom())
         return DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom())
     }

@@ -59,10 +59,10 @@ import LatchkeyTesting
         stored.tokenEndpoint = "https://op.example/token"
         stored.revocationEndpoint = "https://op.example/revoke"
         let mtls = MutualTLS(source: MutualTLSTests.Source()) { _ in certified }
-        var pipeline = ProviderPipeline(transports: EndpointTransports(certified),
-                                        authenticators: [TLSClientAuthentication(clientID: "c")], time: clock, random: CountingRandom())
-        pipeline.presentedCertificate = try mtls.identity(at: clock.now())
-        let client = TokenClient(configuration: configuration, metadata: stored, pipeline: pipeline)
+        let binding = SessionBinding(clientAuthentication: TLSClientAuthentication(clientID: "c"),
+                                     certificate: try mtls.identity(at: clock.now()), transports: EndpointTransports(certified),
+                                     time: clock, random: CountingRandom())
+        let client = TokenClient(configuration: configuration, metadata: stored, binding: binding)
         #expect(client.metadata.tokenEndpoint == "https://op.example/token")
         #expect(client.metadata.revocationEndpoint == "https://op.example/revoke")
         #expect(client.metadata.deviceAuthorizationEndpoint == "https://mtls.idp.example/device")

@@ -48,7 +48,7 @@ import LatchkeyTesting
     static let thumbprint = "IX-GisRyQ4MIedkcLeETeUYMymbrFerwrEcWsuV5dQ4"
     static let subject = "CN=latchkey-unit-device"
 
-    /// Serves the PEM strings and counts the reads (the files must be read at each use).
+    /// Serves the PEM strings and counts the reads (a session reads them once, when it makes its binding).
     final class Source: ClientCertificateSource {
         let key: String
         let reads = Mutex(0)
@@ -162,7 +162,9 @@ import LatchkeyTesting
         #expect(!MutualTLS.certificateRoles.contains(.resource) && !MutualTLS.certificateRoles.contains(.discovery))
     }
 
-    @Test func signInRefreshAndLogoutGoToTheAliasesWithTheCertificateReadEachTime() async throws {
+    /// The certificate is read once, at sign-in: the session holds its binding, presenting that
+    /// identity, for the refresh and the logout after it.
+    @Test func signInRefreshAndLogoutGoToTheAliasesWithTheCertificateReadOnce() async throws {
         let plain = ScriptedTransport(clock: clock) { _, _ in Reply.empty(404) }
         let certified = certificateServer()
         let source = Source()
@@ -190,7 +192,7 @@ import LatchkeyTesting
         _ = try await session.logout()
         #expect(certified.sent.suffix(2).map(\.request.url.absoluteString) == ["https://mtls.idp.example/revoke", "https://mtls.idp.example/revoke"])
         #expect(plain.sent.isEmpty)
-        #expect(source.reads.withLock { $0 } == 3)
+        #expect(source.reads.withLock { $0 } == 1, "the binding was made again")
     }
 
     /// private_key_jwt with `aud` = the endpoint while a certificate is presented (certificate-bound
@@ -317,17 +319,18 @@ import LatchkeyTesting
 
     @Test func otherAnswersAndOtherRolesAreNotCertificateRefusals() async throws {
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(403, #"{"error":"access_denied"}"#) }
-        var pipeline = ProviderPipeline(transports: EndpointTransports(t), authenticators: [], time: clock, random: CountingRandom())
-        pipeline.presentedCertificate = try MutualTLS(source: Source()) { _ in t }.identity(at: clock.now())
+        let identity = try MutualTLS(source: Source()) { _ in t }.identity(at: clock.now())
+        func binding(_ transport: ScriptedTransport, certificate: TLSClientIdentity?) -> SessionBinding {
+            SessionBinding(clientAuthentication: PublicClientAuthentication(clientID: "c"), certificate: certificate,
+                           transports: EndpointTransports(transport), time: clock, random: CountingRandom())
+        }
         let url = HTTPURL(string: "https://idp.example/token")!
-        #expect(try await pipeline.send(ProviderRequest(role: .token, url: url)).status == 403)
+        #expect(try await binding(t, certificate: identity).attempt(ProviderRequest(role: .token, url: url)).status == 403)
         let empty = ScriptedTransport(clock: clock) { _, _ in Reply.empty(403) }
-        pipeline.transports = EndpointTransports(empty)
-        #expect(try await pipeline.send(ProviderRequest(role: .resource, method: "GET", url: url)).status == 403)
-        #expect(try await pipeline.send(ProviderRequest(role: .discovery, method: "GET", url: url)).status == 403)
+        #expect(try await binding(empty, certificate: identity).attempt(ProviderRequest(role: .resource, method: "GET", url: url)).status == 403)
+        #expect(try await binding(empty, certificate: identity).attempt(ProviderRequest(role: .discovery, method: "GET", url: url)).status == 403)
         // Without a certificate a bare 403 stays what it was.
-        pipeline.presentedCertificate = nil
-        #expect(try await pipeline.send(ProviderRequest(role: .token, url: url)).status == 403)
+        #expect(try await binding(empty, certificate: nil).attempt(ProviderRequest(role: .token, url: url)).status == 403)
     }
 
     @Test func aTokenBoundToAnotherCertificateIsRefused() async throws {

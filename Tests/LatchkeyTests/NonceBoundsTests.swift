@@ -25,9 +25,10 @@ import LatchkeyTesting
         let seen = NoteLog()
         notes.observe { seen.append($0) }
         let nonces = ServerNonces(notes: notes)
-        #expect(nonces.remember("good", for: Self.url))
-        #expect(!nonces.remember(String(repeating: "\u{FFFD}", count: 100), for: Self.url))
-        #expect(!nonces.remember(String(repeating: "x", count: 8000), for: Self.url))
+        #expect(nonces.remember("good", for: Self.url) == .changed)
+        #expect(nonces.remember(String(repeating: "\u{FFFD}", count: 100), for: Self.url) == .refused)
+        #expect(nonces.remember(String(repeating: "x", count: 8000), for: Self.url) == .refused)
+        #expect(nonces.remember("good", for: Self.url) == .unchanged)
         #expect(nonces.nonce(for: Self.url) == "good", "a refused nonce replaced the good one")
         #expect(nonces.refused == 2)
         #expect(seen.notes == [.nonceRefused(origin: "https://api.example", length: 300),
@@ -110,8 +111,8 @@ import LatchkeyTesting
         let s = session(inner)
         let notes = NoteLog()
         s.notes.observe { notes.append($0) }
-        let refresher = Refresher(configuration: testConfiguration(), store: inner, binding: try await s.binding(), keys: DPoPKeyCache(),
-                                  keySets: await s.keySets, time: VirtualClock(), notes: s.notes)
+        let refresher = Refresher(configuration: testConfiguration(), store: inner, binding: try await s.sessionBinding(), keys: DPoPKeyCache(),
+                                  verification: await s.verification, time: VirtualClock(), notes: s.notes)
         var heavy = try NonceMemoryTests.boundSession(nonces: ["https://idp.example": "n1"])
         heavy.token.refreshToken = "rt-rotated"
         let saved = try refresher.save(heavy, into: FailingOnceSave(store: inner))

@@ -143,8 +143,8 @@ import LatchkeyTesting
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
         let client = TokenClient(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "device-7", authMethod: .privateKeyJWT),
                                  metadata: metadata,
-                                 pipeline: ProviderPipeline(transports: EndpointTransports(transport), authenticators: [auth],
-                                                            time: clock, random: try SecureRandom()))
+                                 binding: SessionBinding(clientAuthentication: auth, transports: EndpointTransports(transport),
+                                                         time: clock, random: try SecureRandom()))
         _ = try await client.refresh(refreshToken: "rt1")
         clock.advance(5)
         _ = try await client.refresh(refreshToken: "rt2")
@@ -162,7 +162,7 @@ import LatchkeyTesting
         var metadata = ProviderMetadata(issuer: Self.issuer)
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
         metadata.tokenEndpointAuthSigningAlgValuesSupported = ["RS256"]
-        let client = try TokenClient(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+        let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
                                      metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
                                      time: VirtualClock(), random: CountingRandom())
         await #expect(throws: LatchkeyError.self) { _ = try await client.refresh(refreshToken: "rt") }
@@ -175,7 +175,7 @@ import LatchkeyTesting
             let transport = ScriptedTransport { _, _ in Reply.json(status, body) }
             var metadata = ProviderMetadata(issuer: Self.issuer)
             metadata.tokenEndpoint = Self.tokenURL.absoluteString
-            let client = try TokenClient(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+            let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
                                          metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
                                          time: VirtualClock(), random: CountingRandom())
             do {
@@ -195,7 +195,7 @@ import LatchkeyTesting
         let transport = ScriptedTransport { _, _ in Reply.json(400, "") }
         var metadata = ProviderMetadata(issuer: Self.issuer)
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
-        let client = try TokenClient(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+        let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
                                      metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
                                      time: VirtualClock(), random: CountingRandom())
         await #expect { _ = try await client.refresh(refreshToken: "rt") } throws: { error in

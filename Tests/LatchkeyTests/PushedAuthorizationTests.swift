@@ -26,8 +26,8 @@ import LatchkeyTesting
         configure(&c)
         let auth = authenticator ?? PublicClientAuthentication(clientID: c.clientID)
         let client = TokenClient(configuration: c, metadata: metadata,
-                                 pipeline: ProviderPipeline(transports: EndpointTransports(t), authenticators: [auth] + (dpop.map { [DPoPAuthenticator(key: $0)] } ?? []),
-                                                            time: clock, random: CountingRandom()))
+                                 binding: SessionBinding(clientAuthentication: auth, dpopKey: dpop, transports: EndpointTransports(t),
+                                                         time: clock, random: CountingRandom()))
         return AuthorizationCodeFlow(client: client, random: CountingRandom(), time: clock)
     }
 

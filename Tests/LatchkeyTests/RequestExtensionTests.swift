@@ -39,7 +39,7 @@ import LatchkeyTesting
         c.resources = ["https://api.example/a", "https://api.example/b"]
         c.extraParameters = [RequestParameter(name: "audience", value: "aud-1")!]
         let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice)])
-        let client = try TokenClient(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         _ = try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).start()
         let form = FormURLEncoding.decode(String(decoding: t.sent[0].request.body, as: UTF8.self))
         #expect(form.filter { $0.0 == "resource" }.map(\.1) == ["https://api.example/a", "https://api.example/b"])
@@ -52,7 +52,7 @@ import LatchkeyTesting
         c.resources = ["https://api.example/a"]
         c.extraParameters = [RequestParameter(name: "audience", value: "aud-1")!]
         let t = ScriptedTransport(clock: clock) { _, _ in DeviceFlowTests.token }
-        let client = try TokenClient(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         _ = try await client.refresh(refreshToken: "rt")
         _ = try await client.exchangeCode("code", redirectURI: "http://127.0.0.1:1/cb", verifier: "v")
         for sent in t.sent {
@@ -66,7 +66,7 @@ import LatchkeyTesting
         var c = testConfiguration()
         c.resources = ["https://unknown.example/"]
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(400, #"{"error":"invalid_target","error_description":"Invalid Resource"}"#) }
-        let client = try TokenClient(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         do {
             _ = try await client.clientCredentials()
             Issue.record("accepted")

@@ -27,16 +27,30 @@ import LatchkeyTesting
         }
     }
 
-    func pipeline(_ transport: ScriptedTransport, _ authenticators: [any RequestAuthenticator]) -> ProviderPipeline {
-        ProviderPipeline(transports: EndpointTransports(transport), authenticators: authenticators, time: clock,
-                         random: CountingRandom())
+    /// Several authenticators as one client authentication, in order; any may ask for the retry.
+    struct Each: RequestAuthenticator {
+        let all: [any RequestAuthenticator]
+        func authenticate(_ request: inout ProviderRequest, context: RequestContext) throws(LatchkeyError) {
+            for authenticator in all { try authenticator.authenticate(&request, context: context) }
+        }
+        func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool {
+            all.map { $0.wantsRetry(after: response, to: request, context: context) }.contains(true)
+        }
+    }
+
+    func pipeline(_ transport: ScriptedTransport, _ authenticators: [any RequestAuthenticator]) -> SessionBinding {
+        pipeline(EndpointTransports(transport), authenticators)
+    }
+
+    func pipeline(_ transports: EndpointTransports, _ authenticators: [any RequestAuthenticator]) -> SessionBinding {
+        SessionBinding(clientAuthentication: Each(all: authenticators), transports: transports, time: clock, random: CountingRandom())
     }
 
     @Test func authenticatorsSeeTheRoleTimeRandomnessAndNonce() async throws {
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let recorder = Recorder()
         _ = try await pipeline(t, [PublicClientAuthentication(clientID: "c"), recorder])
-            .send(ProviderRequest(role: .token, url: Self.tokenURL, form: [("grant_type", "x")]))
+            .attempt(ProviderRequest(role: .token, url: Self.tokenURL, form: [("grant_type", "x")]))
         #expect(t.sent[0].form == ["grant_type": "x", "client_id": "c"])
         #expect(t.sent[0].header("X-Proof") == "\(clock.now().epochSeconds):[7, 38]:-")
         #expect(t.sent[0].header("Content-Type") == "application/x-www-form-urlencoded")
@@ -49,7 +63,7 @@ import LatchkeyTesting
         let t = ScriptedTransport(clock: clock) { _, i in
             Reply.json(400, #"{"error":"use_dpop_nonce"}"#, headers: [("DPoP-Nonce", "n\(i)")])
         }
-        let response = try await pipeline(t, [Recorder()]).send(ProviderRequest(role: .token, url: Self.tokenURL))
+        let response = try await pipeline(t, [Recorder()]).attempt(ProviderRequest(role: .token, url: Self.tokenURL))
         #expect(t.sent.count == 2)
         #expect(t.sent[0].header("X-Proof")?.hasSuffix(":-") == true)
         #expect(t.sent[1].header("X-Proof")?.hasSuffix(":n0") == true)
@@ -60,8 +74,8 @@ import LatchkeyTesting
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let p = pipeline(t, [Recorder()])
         p.nonces.remember("kept", for: Self.tokenURL)
-        _ = try await p.send(ProviderRequest(role: .token, url: Self.tokenURL))
-        _ = try await p.send(ProviderRequest(role: .token, url: HTTPURL(string: "https://other.example/token")!))
+        _ = try await p.attempt(ProviderRequest(role: .token, url: Self.tokenURL))
+        _ = try await p.attempt(ProviderRequest(role: .token, url: HTTPURL(string: "https://other.example/token")!))
         #expect(t.sent[0].header("X-Proof")?.hasSuffix(":kept") == true)
         #expect(t.sent[1].header("X-Proof")?.hasSuffix(":-") == true)
     }
@@ -70,7 +84,7 @@ import LatchkeyTesting
         let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let p = pipeline(t, [ClientSecretAuthentication(clientID: "c", secret: "s", placement: .basic)])
         for role in EndpointRole.allCases {
-            _ = try await p.send(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
+            _ = try await p.attempt(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
         }
         let withBasic = t.sent.enumerated().filter { $0.element.header("Authorization") != nil }.map { EndpointRole.allCases[$0.offset] }
         #expect(Set(withBasic) == [.token, .revocation, .pushedAuthorization, .deviceAuthorization, .backchannelAuthentication])
@@ -93,9 +107,9 @@ import LatchkeyTesting
         let plain = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let certified = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
         let transports = EndpointTransports(plain).using(certified, for: [.token, .revocation])
-        let p = ProviderPipeline(transports: transports, authenticators: [], time: clock, random: CountingRandom())
+        let p = pipeline(transports, [])
         for role in [EndpointRole.discovery, .jwks, .token, .deviceAuthorization, .revocation, .resource] {
-            _ = try await p.send(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
+            _ = try await p.attempt(ProviderRequest(role: role, method: "GET", url: Self.tokenURL))
         }
         #expect(certified.sent.count == 2)
         #expect(plain.sent.count == 4)

@@ -18,7 +18,7 @@ import LatchkeyTesting
     static let document = Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token"}"#)
 
     func client(_ t: ScriptedTransport) throws -> TokenClient {
-        try TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
+        try TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
     }
 
     /// `body` throws `unavailable` with the server's wait.
@@ -153,7 +153,7 @@ import LatchkeyTesting
         for (retryAfter, timeout) in [("61", nil), ("30", 20.0 as Double?)] {
             let clock = VirtualClock()
             let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(Self.busy(retryAfter))])
-            let c = try TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
+            let c = try TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
             let flow = DeviceAuthorizationFlow(client: c, time: clock, random: CountingRandom())
             await expectGivesUp(wait: Int64(retryAfter)!, at: .token) { () throws(LatchkeyError) in _ = try await flow.run(timeout: timeout) }
             #expect(t.sent(to: "/token").count == 1)

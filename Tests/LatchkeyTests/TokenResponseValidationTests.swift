@@ -71,7 +71,7 @@ import LatchkeyTesting
 
     @Test func codeExchangeAndRefreshReportAProtocolViolation() async {
         let t = ScriptedTransport { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
-        let client = try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
         await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await client.exchangeCode("c", redirectURI: "http://127.0.0.1/cb", verifier: "v")
         }
@@ -81,7 +81,7 @@ import LatchkeyTesting
     @Test func deviceLoginEndsWithAProtocolViolation() async {
         let clock = VirtualClock()
         let t = PollScript([Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#)]).transport(clock: clock)
-        let client = try! TokenClient(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
         await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).run()
         }

@@ -49,7 +49,7 @@ import LatchkeyTesting
 
     func client(_ t: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
                 authMethod: ClientAuthMethod = .none) throws -> TokenClient {
-        try TokenClient(configuration: testConfiguration(authMethod: authMethod), metadata: metadata, transport: t,
+        try TokenClient.testing(configuration: testConfiguration(authMethod: authMethod), metadata: metadata, transport: t,
                         clientSecret: authMethod == .none ? nil : "s3cret", time: clock, random: CountingRandom())
     }
 

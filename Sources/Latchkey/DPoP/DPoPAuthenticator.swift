@@ -31,13 +31,12 @@ struct DPoPAuthenticator: RequestAuthenticator {
                                                 random: context.random))
     }
 
-    /// Remembers a `DPoP-Nonce`; true for a `use_dpop_nonce` error that came with a new one.
+    /// Remembers a `DPoP-Nonce`; true for a `use_dpop_nonce` error that brought one not held
+    /// before (`ServerNonces.remember`). A nonce outside the grammar is neither kept nor sent, so
+    /// it cannot earn a retry either.
     public func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool {
         guard Self.applies(to: request.role), let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty else { return false }
-        let previous = context.serverNonce(for: request.url)
-        // A nonce outside the grammar is neither kept nor sent, so it cannot earn a retry either.
-        guard context.nonces.remember(nonce, for: request.url) else { return false }
-        return Self.isNonceError(response) && nonce != previous
+        return context.nonces.remember(nonce, for: request.url) == .changed && Self.isNonceError(response)
     }
 
     /// True for the two nonce errors: `400 {"error":"use_dpop_nonce"}` from an authorization server

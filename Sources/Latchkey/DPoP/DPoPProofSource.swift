@@ -6,16 +6,20 @@ import LatchkeyHTTP
 public protocol DPoPProofSource: Sendable {
     /// A proof (with `ath`) for sending `accessToken` with `method` to `url`.
     func dpopProof(method: String, url: HTTPURL, accessToken: String) async throws(LatchkeyError) -> String
-    /// Remembers the `DPoP-Nonce` that `url`'s server sent, for the next proof to it.
-    func rememberNonce(_ nonce: String, for url: HTTPURL) async
+    /// Remembers the `DPoP-Nonce` that `url`'s server sent, for the next proof to it, and says
+    /// whether it is one not held before (`ServerNonces.remember`): only that earns a retry.
+    @discardableResult
+    func rememberNonce(_ nonce: String, for url: HTTPURL) async -> NonceChange
     /// Remembers it; `challenged` when it came with a `use_dpop_nonce` challenge, the answer it
     /// changed (a source may keep such a nonce where it keeps others only once).
-    func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async
+    @discardableResult
+    func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async -> NonceChange
 }
 
 extension DPoPProofSource {
     /// A source that makes no difference between the two keeps every nonce alike.
-    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async {
+    @discardableResult
+    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async -> NonceChange {
         await rememberNonce(nonce, for: url)
     }
 }

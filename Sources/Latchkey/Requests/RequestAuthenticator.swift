@@ -13,6 +13,16 @@ public protocol RequestAuthenticator: Sendable {
     /// This is how a server nonce (`use_dpop_nonce`, RFC 9449 §8) is taken up. At most one retry is made
     /// per request, whatever the authenticators answer.
     func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool
+
+    /// The same authenticator for the provider `metadata` describes, for one that needs its issuer
+    /// or what it advertises (a `private_key_jwt` assertion's `aud` and algorithm). Sign-in, refresh
+    /// and logout each bind it to the metadata they work with (discovered, or stored in the token file).
+    func bound(to metadata: ProviderMetadata) -> any RequestAuthenticator
+
+    /// Why `response` from `endpoint` refuses this authenticator's own credentials, when it says
+    /// so in a way the program can help with (a `private_key_jwt` audience the provider does not
+    /// take); nil otherwise, and the answer is read as any other.
+    func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal?
 }
 
 extension RequestAuthenticator {
@@ -20,6 +30,12 @@ extension RequestAuthenticator {
     public func wantsRetry(after response: HTTPResponse, to request: ProviderRequest, context: RequestContext) -> Bool {
         false
     }
+
+    /// Most authenticators do not depend on the provider.
+    public func bound(to metadata: ProviderMetadata) -> any RequestAuthenticator { self }
+
+    /// Most authenticators leave a refusal to the response's own error.
+    public func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal? { nil }
 }
 
 /// What an authenticator may use: the time, randomness, and the nonces servers have handed out.

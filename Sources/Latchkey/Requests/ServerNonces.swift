@@ -33,17 +33,24 @@ public final class ServerNonces: Sendable {
         values.withLock { $0[holder.key(url.origin)] }
     }
 
-    /// Remembers `nonce` for `holder` at `url`'s origin, replacing an older one. A nonce outside
-    /// RFC 9449's grammar or longer than `DPoPNonce.maximumLength` is neither kept nor sent: false,
-    /// and counted in `refused`.
+    /// Remembers `nonce` for `holder` at `url`'s origin, replacing an older one, and says whether
+    /// that changed what is held: the one definition of a new nonce, for the provider's endpoints and
+    /// resource servers alike (`RetryRule` retries only on a nonce it had not held). A nonce outside
+    /// RFC 9449's grammar or longer than `DPoPNonce.maximumLength` is neither kept nor sent:
+    /// `.refused`, counted in `refused`.
     @discardableResult
-    public func remember(_ nonce: String, for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> Bool {
-        let kept = values.withLock { $0.remember(nonce, for: holder.key(url.origin)) }
-        if !kept {
+    public func remember(_ nonce: String, for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> NonceChange {
+        let key = holder.key(url.origin)
+        let change: NonceChange = values.withLock { held in
+            let previous = held[key]
+            guard held.remember(nonce, for: key) else { return .refused }
+            return previous == nonce ? .unchanged : .changed
+        }
+        if change == .refused {
             refusedCount.add(1, ordering: .relaxed)
             notes?.post(.nonceRefused(origin: url.origin, length: nonce.utf8.count))
         }
-        return kept
+        return change
     }
 
     /// How many nonces this process refused (`-v` reports them).

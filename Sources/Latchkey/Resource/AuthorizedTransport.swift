@@ -16,8 +16,7 @@ public struct AuthorizedTransport: HTTPTransport {
     public let source: any TokenSource
     /// The origins (`https://host[:port]`) the token may be sent to.
     public let allowedOrigins: [String]
-    /// Proofs for DPoP-bound tokens: `proofs` when given, else the source itself when it is one
-    /// (a `Session`).
+    /// Proofs for DPoP-bound tokens: `proofs` when given, else the source's own (a `Session`'s).
     public let proofs: (any DPoPProofSource)?
 
     /// Makes a transport that sends the token only to the origins of `allowed` (at least one).
@@ -25,7 +24,7 @@ public struct AuthorizedTransport: HTTPTransport {
         self.base = base
         self.source = source
         self.allowedOrigins = allowed.map(\.origin)
-        self.proofs = proofs ?? (source as? any DPoPProofSource)
+        self.proofs = proofs ?? source.dpopProofs
     }
 
     /// Sends `request` with the token; a request to another origin is refused before any token is read.
@@ -75,7 +74,7 @@ public struct AuthorizedTransport: HTTPTransport {
     }
 
     /// Sends with `token`, following same-origin redirects; also says whether the final answer
-    /// brought a `DPoP-Nonce` that may be sent (RFC 9449 grammar and size).
+    /// brought a `DPoP-Nonce` not held before.
     private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, rule: RetryRule,
                                          streaming: HTTPBodySinkChooser?) async throws -> (HTTPResponse, Bool) {
         var current = request
@@ -103,13 +102,15 @@ public struct AuthorizedTransport: HTTPTransport {
                 response = try await base.send(authorized)
             }
             // Only a DPoP-bound token's proofs carry a nonce, and only a valid one is a new nonce.
+            // A new nonce is one the proofs did not hold (`ServerNonces.remember`), as at the provider.
             let nonce = response.header("DPoP-Nonce").flatMap { $0.isEmpty ? nil : $0 }
                 .flatMap { TokenBinding(token) == .dpop ? $0 : nil }
+            var change = NonceChange.refused
             if let nonce, let proofs {
-                await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPAuthenticator.isNonceError(response))
+                change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPAuthenticator.isNonceError(response))
             }
             guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
-            else { return (response, nonce.map(DPoPNonce.isValid) ?? false) }
+            else { return (response, change == .changed) }
             redirects += 1
             current = RedirectStatus.followUp(current, status: response.status, to: next)
         }

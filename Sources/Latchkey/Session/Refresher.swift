@@ -12,7 +12,7 @@ struct Refresher: Sendable {
     /// The session's binding before the stored session is read; the stored DPoP key joins it.
     let binding: SessionBinding
     let keys: DPoPKeyCache
-    let keySets: KeySetCache
+    let verification: IDTokenVerification
     let time: any TimeSource
     /// Where a save without the nonces is noted.
     var notes: SessionNotes? = nil
@@ -21,6 +21,8 @@ struct Refresher: Sendable {
     struct Outcome: Sendable {
         var session: StoredSession
         var skew: Double? = nil
+        /// The binding the refresh sent with (the stored session's key joined), for the session to hold.
+        var binding: SessionBinding? = nil
     }
 
     /// With `force`, a token other than the one stored when the call began (read before waiting
@@ -99,11 +101,8 @@ struct Refresher: Sendable {
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
             do {
-                try ClockSkew.check(skew)
-                let verifier = try IDTokenVerifier.forClient(configuration, metadata: session.metadata,
-                                                             keySet: try keySets.keySet(for: session.metadata),
-                                                             time: ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway))
-                let verified = try await verifier.verify(idToken, nonce: nil, accessToken: response.accessToken)
+                let verified = try await verification.verify(idToken, from: session.metadata, skew: skew,
+                                                             accessToken: response.accessToken)
                 if let previousJSON = session.idTokenClaimsJSON,
                    let previous = try? JWTClaims(payload: Array(previousJSON.utf8)) {
                     try IDTokenVerifier.checkRefresh(verified, previous: previous)
@@ -126,7 +125,7 @@ struct Refresher: Sendable {
         // new ID token is refused (the last verified one is kept then).
         updated = try save(updated, into: reserved)
         if let verificationError { throw verificationError }
-        return Outcome(session: updated, skew: skew)
+        return Outcome(session: updated, skew: skew, binding: bound)
     }
 
     /// A client-credentials session has no refresh token: the grant runs again (RFC 6749 §4.4),
@@ -146,14 +145,14 @@ struct Refresher: Sendable {
         updated.updatedAt = now
         updated.dpop?.nonces = bound.nonces.recent
         updated = try save(updated, into: reserved)
-        return Outcome(session: updated, skew: ClockSkew.measure(serverDate: response.serverDate, localNow: now))
+        return Outcome(session: updated, skew: ClockSkew.measure(serverDate: response.serverDate, localNow: now), binding: bound)
     }
 
     /// The token client for `session`: its binding with the stored DPoP key, and for a bound
     /// session the rule that its tokens stay bound.
     private func client(for session: StoredSession) throws(LatchkeyError) -> (TokenClient, SessionBinding) {
         let bound = try binding.bound(to: session.dpop, keys: keys)
-        var client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: bound.pipeline)
+        var client = TokenClient(configuration: configuration, metadata: session.metadata, binding: bound)
         if session.dpop != nil { client.requiresBinding = true }
         return (client, bound)
     }

@@ -3,6 +3,9 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 
 extension Session: DPoPProofSource {
+    /// `TokenSource`: a session makes the proofs of its own bound tokens.
+    public nonisolated var dpopProofs: (any DPoPProofSource)? { self }
+
     /// A proof for a resource request with `accessToken`, from the stored session's key.
     /// The session is the one this process last read or refreshed when it holds `accessToken`
     /// (so a redirect hop reads nothing), else the stored one.
@@ -22,18 +25,22 @@ extension Session: DPoPProofSource {
     /// process's first proof to that server carries it (the authorization server's is saved with
     /// each sign-in and refresh). The file is written only for a nonce that answered a challenge
     /// or the first from that server in this process, and never for a session without DPoP.
-    public func rememberNonce(_ nonce: String, for url: HTTPURL) async {
+    @discardableResult
+    public func rememberNonce(_ nonce: String, for url: HTTPURL) async -> NonceChange {
         await rememberNonce(nonce, for: url, challenged: false)
     }
 
-    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async {
-        guard nonces.remember(nonce, for: url, from: .resourceServer) else { return }
+    @discardableResult
+    public func rememberNonce(_ nonce: String, for url: HTTPURL, challenged: Bool) async -> NonceChange {
+        let change = nonces.remember(nonce, for: url, from: .resourceServer)
+        guard change.isKept else { return change }
         // Before the lock: a session this process knows to be unbound has nowhere to keep it.
-        if let current, current.dpop == nil { return }
+        if let current, current.dpop == nil { return change }
         let key = NonceHolder.resourceServer.key(url.origin)
-        guard challenged || !savedNonceKeys.contains(key) else { return }
+        guard challenged || !savedNonceKeys.contains(key) else { return change }
         savedNonceKeys.insert(key)
         await saveNonce(nonce, key: key, origin: url.origin)
+        return change
     }
 
     /// Writes `nonce` into the stored session under the store's lock, over the tokens stored then

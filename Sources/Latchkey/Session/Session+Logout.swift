@@ -14,7 +14,7 @@ extension Session {
     public func logout(revoke: Bool = true) async throws(LatchkeyError) -> [RevocationFailure] {
         let store = self.store
         let configuration = self.configuration
-        let binding = Result { () throws(LatchkeyError) in try self.binding() }
+        let binding = Result { () throws(LatchkeyError) in try self.sessionBinding() }
         let keys = self.keys
         current = nil
         do {
@@ -33,7 +33,7 @@ extension Session {
                     case .success(let binding):
                         // A key that no longer decodes still lets the revocation go out, without a proof.
                         let bound = (try? binding.bound(to: session.dpop, keys: keys)) ?? binding
-                        let client = TokenClient(configuration: configuration, metadata: session.metadata, pipeline: bound.pipeline)
+                        let client = TokenClient(configuration: configuration, metadata: session.metadata, binding: bound)
                         if let refreshToken = session.token.refreshToken,
                            let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken) {
                             warnings.append(w)

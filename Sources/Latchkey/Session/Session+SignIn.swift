@@ -19,40 +19,84 @@ extension Session {
                        backchannel: BackchannelAuthenticationRequest? = nil,
                        alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
                        events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
-        // MARK: sign-in rules (ClientConfiguration.problems): refused before anything is sent.
+        // Sign-in rules (ClientConfiguration.problems): refused before anything is sent.
         let materials = SignInMaterials(clientSecret: clientSecret != nil, clientKey: clientKey != nil,
                                         clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
                                         loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
         if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
         // The certificate is checked before anything is sent, discovery included.
         let identity = try clientIdentity()
-        let meta: ProviderMetadata
-        if let metadata {
-            meta = try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata))
-        } else {
-            meta = try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
-                                                        overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
-        }
-        // MARK: sign-in rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
+        let meta = try await signInMetadata(metadata)
+        // The rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
-        // RFC 8705 §5: a client presenting its certificate uses the aliases. The provider's own
-        // metadata is what is stored; `TokenClient` applies the aliases at each use (sign-in,
-        // refresh, logout), so the ordinary endpoints stay known (an endpoint `aud` names them).
-        // A new key per sign-in (RFC 9449), from the injected DRBG; it lives only in the token file.
-        let dpopKey = configuration.dpop.uses(meta) ? try DPoPKey(random: random) : nil
+        let client = try signInClient(flow: flow, metadata: meta, identity: identity, offlineAccess: offlineAccess)
+        let grant = try await run(flow, client: client, timeout: timeout, pasteReader: pasteReader, backchannel: backchannel,
+                                  events: events)
+        let receivedAt = time.now()
+        skew = ClockSkew.measure(serverDate: grant.response.serverDate, localNow: receivedAt)
+        if let skew, ClockSkew.isSignificant(skew, leeway: configuration.leeway) {
+            events(.clockSkew(offsetSeconds: ClockSkew.seconds(skew)))
+        }
+        var verified: VerifiedIDToken?
+        if flow != .clientCredentials, let idToken = grant.response.idToken {
+            verified = try await verification.verify(idToken, from: meta, skew: skew, nonce: grant.nonce,
+                                                     accessToken: grant.response.accessToken, authRequestID: grant.authRequestID)
+        }
+        let session = storedSession(flow: flow, response: grant.response, verified: verified, metadata: meta,
+                                    dpopKey: client.dpopKey, at: receivedAt)
+        try await save(session, alongside: alongside)
+        current = session
+        // The binding the session now holds keeps the key only when the token is bound to it.
+        binding = client.binding.proving(with: session.dpop == nil ? nil : client.dpopKey)
+        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
+        if OfflineAccessPolicy.warns(configuration, session) { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
+        events(.authorized(issuer: meta.issuer, subject: session.subject, scope: session.token.scope,
+                           expiresAt: session.token.expiresAt, idTokenVerified: verified != nil, tokenBinding: TokenBinding(session.token)))
+        return session
+    }
+
+    /// `metadata` with the configured overrides applied and checked, or the issuer's, discovered now.
+    private func signInMetadata(_ metadata: ProviderMetadata?) async throws(LatchkeyError) -> ProviderMetadata {
+        if let metadata { return try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata)) }
+        return try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
+                                                    overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
+    }
+
+    /// The token client of a sign-in: a new binding presenting `identity`, with a new DPoP key
+    /// when the configuration and the provider use DPoP (RFC 9449: one key per sign-in, from the
+    /// injected DRBG; it lives only in the token file). RFC 8705 §5: a client presenting its
+    /// certificate uses the aliases; the provider's own metadata is what is stored, and
+    /// `TokenClient` applies the aliases at each use (sign-in, refresh, logout), so the ordinary
+    /// endpoints stay known (an endpoint `aud` names them).
+    private func signInClient(flow: LoginFlow, metadata: ProviderMetadata, identity: TLSClientIdentity?,
+                              offlineAccess: OfflineAccessPolicy) throws(LatchkeyError) -> TokenClient {
+        let dpopKey = configuration.dpop.uses(metadata) ? try DPoPKey(random: random) : nil
         if let dpopKey { keys.remember(dpopKey) }
+        var client = TokenClient(configuration: configuration, metadata: metadata,
+                                 binding: try makeBinding(identity: identity).proving(with: dpopKey))
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
-        var client = TokenClient(configuration: configuration, metadata: meta, pipeline: try binding(identity: identity).proving(with: dpopKey).pipeline)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
-        let response: TokenResponse
-        var nonce: String?
-        var authRequestID: String?
+        return client
+    }
+
+    /// What a flow brought: the token response, and what its ID token is checked against.
+    private struct Grant {
+        var response: TokenResponse
+        /// The `nonce` the authorization request carried (code flows).
+        var nonce: String? = nil
+        /// CIBA's `auth_req_id`.
+        var authRequestID: String? = nil
+    }
+
+    /// Runs `flow` to its token response.
+    private func run(_ flow: LoginFlow, client: TokenClient, timeout: Double?, pasteReader: (@Sendable () async throws -> String?)?,
+                     backchannel: BackchannelAuthenticationRequest?, events: @escaping LoginEventHandler) async throws(LatchkeyError) -> Grant {
         switch flow {
         case .device:
-            response = try await DeviceAuthorizationFlow(client: client, time: time, random: random)
-                .run(timeout: timeout, events: events)
+            return Grant(response: try await DeviceAuthorizationFlow(client: client, time: time, random: random)
+                .run(timeout: timeout, events: events))
         case .clientCredentials:
-            response = try await client.clientCredentials()
+            return Grant(response: try await client.clientCredentials())
         case .browser, .paste:
             let codeFlow = AuthorizationCodeFlow(client: client, random: random, time: time)
             let receiver: any RedirectReceiver
@@ -64,43 +108,35 @@ extension Session {
                                                   readLine: pasteReader)
             }
             let result = try await codeFlow.run(receiver: receiver, timeout: timeout, events: events)
-            response = result.response
-            nonce = result.nonce
+            return Grant(response: result.response, nonce: result.nonce)
         case .ciba:
             guard let backchannel else { throw .configuration(.missingLoginHint) }
             let result = try await BackchannelAuthenticationFlow(client: client, time: time)
                 .run(backchannel, timeout: timeout, events: events)
-            response = result.response
-            authRequestID = result.authRequestID
+            return Grant(response: result.response, authRequestID: result.authRequestID)
         }
-        let receivedAt = time.now()
-        skew = ClockSkew.measure(serverDate: response.serverDate, localNow: receivedAt)
-        if let skew, ClockSkew.isSignificant(skew, leeway: configuration.leeway) {
-            events(.clockSkew(offsetSeconds: ClockSkew.seconds(skew)))
-        }
-        var verified: VerifiedIDToken?
-        if flow != .clientCredentials, let idToken = response.idToken {
-            try ClockSkew.check(skew)
-            let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
-            verified = try await IDTokenVerifier.forClient(configuration, metadata: meta, keySet: try keySets.keySet(for: meta), time: judge)
-                .verify(idToken, nonce: nonce, accessToken: response.accessToken, authRequestID: authRequestID)
-        }
+    }
+
+    /// The session a sign-in stores. A Bearer answer under `auto` leaves it unbound: the key is not
+    /// kept. A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
+    private func storedSession(flow: LoginFlow, response: TokenResponse, verified: VerifiedIDToken?, metadata: ProviderMetadata,
+                               dpopKey: DPoPKey?, at receivedAt: Timestamp) -> StoredSession {
         var token = flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
         token.idToken = verified?.compact
-        let binding = TokenBinding(token)
-        // A Bearer answer under `auto` leaves the session unbound: the key is not kept.
-        let dpop = binding == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.recent) } : nil
-        // A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
+        let dpop = TokenBinding(token) == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.recent) } : nil
         let subject = flow == .clientCredentials ? configuration.clientID : verified?.subject
-        var built = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? meta.issuer, clientID: configuration.clientID, token: token,
-                                  subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: meta,
-                                  createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
-        if flow == .clientCredentials { built.grant = .clientCredentials }
-        let session = built
+        var session = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? metadata.issuer, clientID: configuration.clientID,
+                                    token: token, subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: metadata,
+                                    createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
+        if flow == .clientCredentials { session.grant = .clientCredentials }
+        return session
+    }
+
+    /// The profile and the tokens saved as one unit (docs/architecture.md, "A sign-in saves two
+    /// files"). Each write is atomic; a kill between two leaves "not signed in" under the old or the
+    /// new profile, never tokens under a profile that does not describe them.
+    private func save(_ session: StoredSession, alongside: (@Sendable (StoredSession) throws -> Void)?) async throws(LatchkeyError) {
         let store = self.store
-        // MARK: the profile and the tokens saved as one unit (docs/architecture.md, "A sign-in saves two files").
-        // Each write is atomic; a kill between two leaves "not signed in" under the old or the new
-        // profile, never tokens under a profile that does not describe them.
         do {
             try await store.withLock {
                 if let alongside {
@@ -112,11 +148,5 @@ extension Session {
         } catch {
             throw Self.mapped(error)
         }
-        current = session
-        // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
-        if OfflineAccessPolicy.warns(configuration, session) { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
-        events(.authorized(issuer: meta.issuer, subject: subject, scope: token.scope,
-                           expiresAt: token.expiresAt, idTokenVerified: verified != nil, tokenBinding: binding))
-        return session
     }
 }

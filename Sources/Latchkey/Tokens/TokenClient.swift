@@ -2,55 +2,41 @@ import LatchkeyCrypto
 import LatchkeyHTTP
 
 /// Talks to the token and revocation endpoints for one client (RFC 6749 §4–6, RFC 8628 §3.4, RFC 7009).
-/// Never follows redirects; always asks for JSON; every request goes through the `ProviderPipeline`,
-/// whose authenticators add the client's authentication and, for a bound session, DPoP proofs.
+/// Never follows redirects; always asks for JSON; every request goes through the session's
+/// `SessionBinding`, which adds the client's authentication and, for a bound session, DPoP proofs.
 struct TokenClient: Sendable {
     /// The client.
     public let configuration: ClientConfiguration
     /// Endpoints (discovered or stored, overrides applied); with a client certificate presented,
     /// the `mtls_endpoint_aliases` in place of the ordinary ones (RFC 8705 §5).
     public let metadata: ProviderMetadata
-    /// How requests are authenticated and sent.
-    public var pipeline: ProviderPipeline
+    /// The session's credentials, and the one loop that sends them.
+    var binding: SessionBinding
     /// True refuses a `Bearer` answer to a DPoP proof: `DPoPMode.always`, or a bound session
     /// refreshing (its refresh token stays bound).
     public var requiresBinding: Bool
 
-    /// Makes a client whose requests run through `pipeline`.
-    public init(configuration: ClientConfiguration, metadata: ProviderMetadata, pipeline: ProviderPipeline) {
+    /// Makes a client whose requests carry `binding`.
+    init(configuration: ClientConfiguration, metadata: ProviderMetadata, binding: SessionBinding) {
         self.configuration = configuration
         // The configured overrides are applied (again) before any alias, so an explicit endpoint
         // wins even over a session file written with the aliases kept beside it.
-        let explicit = pipeline.presentedCertificate == nil ? metadata : configuration.endpoints.applied(to: metadata)
-        self.metadata = pipeline.presentedCertificate == nil ? metadata : explicit.usingMutualTLSAliases
+        let explicit = binding.certificate == nil ? metadata : configuration.endpoints.applied(to: metadata)
+        self.metadata = binding.certificate == nil ? metadata : explicit.usingMutualTLSAliases
         // Assertions name this provider's issuer and use an algorithm it advertises; bound to the
         // provider's own metadata, so an endpoint `aud` can name the ordinary endpoint of an alias.
-        self.pipeline = pipeline.bound(to: explicit)
+        self.binding = binding.bound(to: explicit)
         self.requiresBinding = configuration.dpop == .always
     }
 
     /// The DPoP key whose proofs this client's requests carry, if any.
-    public var dpopKey: DPoPKey? {
-        for case let dpop as DPoPAuthenticator in pipeline.authenticators { return dpop.key }
-        return nil
-    }
-
-    /// Makes a client authenticated as `configuration.authMethod` says; `clientSecret` is only used
-    /// with the `client_secret_*` methods, `clientKey` with `private_key_jwt`.
-    public init(configuration: ClientConfiguration, metadata: ProviderMetadata, transport: any HTTPTransport,
-                clientSecret: String? = nil, clientKey: (any ClientKeySource)? = nil, time: any TimeSource = SystemTimeSource(),
-                random: any RandomSource) throws(LatchkeyError) {
-        let authenticator = try configuration.clientAuthenticator(secret: clientSecret, key: clientKey)
-        self.init(configuration: configuration, metadata: metadata,
-                  pipeline: ProviderPipeline(transports: EndpointTransports(transport), authenticators: [authenticator],
-                                             time: time, random: random))
-    }
+    public var dpopKey: DPoPKey? { binding.dpopKey }
 
     /// The same client with each request's deadline cut to `seconds` (at least 1 s), so a stalled
     /// server cannot hold a flow past its own deadline.
     func bounded(to seconds: Double) -> TokenClient {
         var copy = self
-        copy.pipeline.timeout = max(min(pipeline.timeout, seconds), 1)
+        copy.binding = binding.bounded(to: seconds)
         return copy
     }
 
@@ -62,13 +48,13 @@ struct TokenClient: Sendable {
     public func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
         let request = ProviderRequest(role: .token, url: url, form: params + ResourceIndicator.parameters(configuration.resources))
-        let response = retrying ? try await send(request) : try await pipeline.send(request)
+        let response = retrying ? try await binding.send(request) : try await binding.attempt(request)
         try checkClientAuthentication(response, endpoint: .token)
         let outcome = TokenResponse.parse(response)
         switch outcome {
         case .token(let token):
             try TokenBindingCheck.check(token, proofKey: dpopKey, requireBinding: requiresBinding)
-            if let certificate = pipeline.presentedCertificate {
+            if let certificate = binding.certificate {
                 try TokenBindingCheck.checkCertificate(token, certificateThumbprint: certificate.certificateThumbprintSHA256)
             }
         case .error:
@@ -95,25 +81,17 @@ struct TokenClient: Sendable {
     }
 
     /// Revokes `token` (RFC 7009). Returns nil on success, or why it failed; never throws, since a
-    /// failed revocation must not stop a local logout. When a public client's client_id-only request
-    /// gets 401 (Glewlwyd), it retries once with `Authorization: Bearer <accessToken>`.
+    /// failed revocation must not stop a local logout. A refusal that `ProviderQuirks.revocationFallback`
+    /// answers (Glewlwyd's 401 to a public client) is sent once more as it says.
     public func revoke(_ token: String, kind: TokenKind, accessToken: String?) async -> RevocationFailure? {
         guard let endpoint = metadata.revocationEndpoint else { return .noEndpoint(kind) }
         guard let url = HTTPURL(string: endpoint) else { return .insecureEndpoint(kind, endpoint: endpoint) }
         let request = ProviderRequest(role: .revocation, url: url, form: [("token", token), ("token_type_hint", kind.rawValue)])
         do {
-            var response = try await send(request)
-            if response.status == 401, configuration.authMethod == .none, let accessToken {
-                var bearer = request
-                bearer.form.append(("client_id", configuration.clientID))
-                // A bound access token goes as `DPoP` with a proof carrying its `ath` (RFC 9449 §7.1).
-                let key = dpopKey
-                bearer.setHeader("Authorization", (key == nil ? "Bearer " : "DPoP ") + accessToken)
-                var plain = pipeline
-                plain.authenticators = pipeline.authenticators.filter { $0 is DPoPAuthenticator }
-                response = try await TransientFailure.retrying(.revocation, time: pipeline.time) { () throws(LatchkeyError) in
-                    try await plain.send(bearer)
-                }
+            var response = try await binding.send(request)
+            if let fallback = ProviderQuirks.revocationFallback.request(after: response, to: request, authMethod: configuration.authMethod,
+                                                                        accessToken: accessToken, bound: dpopKey != nil) {
+                response = try await binding.send(fallback)
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.
             if (200..<300).contains(response.status) { return nil }
@@ -127,7 +105,7 @@ struct TokenClient: Sendable {
     }
 
     /// The client-credentials grant (RFC 6749 §4.4): the client acting as itself, authenticated by
-    /// the pipeline like any token request. `openid` and `offline_access` are left out of `scope`:
+    /// the binding like any token request. `openid` and `offline_access` are left out of `scope`:
     /// with no person there is no ID token, and no refresh token is wanted (§4.4.3).
     public func clientCredentials() async throws(LatchkeyError) -> TokenResponse {
         var params = [("grant_type", "client_credentials")]
@@ -147,26 +125,17 @@ struct TokenClient: Sendable {
         return try PushedAuthorizationResponse.parse(response)
     }
 
-    /// Sends `request` through the pipeline under the transient rule for its role (`TransientFailure`).
+    /// Sends `request` under the transient rule for its role (`TransientFailure`).
     func send(_ request: ProviderRequest, until deadline: Timestamp? = nil) async throws(LatchkeyError) -> HTTPResponse {
-        try await TransientFailure.retrying(request.role, time: pipeline.time, until: deadline) { () throws(LatchkeyError) in
-            try await pipeline.send(request)
-        }
+        try await binding.send(request, until: deadline)
     }
 
-    /// Throws `.clientAuthenticationRefused` when `response` refuses a `private_key_jwt` client's
-    /// assertion: `invalid_client`, any 401 (RFC 6749 §5.2; Glewlwyd answers `401 unauthorized_client`
-    /// at /device_authorization), or a 403 without an error code (Glewlwyd's empty 403 at /token).
-    /// The error says which audience was used, so a program can suggest the other one.
+    /// Throws `.clientAuthenticationRefused` when `response` refuses the client's own credentials in
+    /// a way its authenticator can explain (`RequestAuthenticator.refusal(of:endpoint:)`).
     public func checkClientAuthentication(_ response: HTTPResponse, endpoint: EndpointRole) throws(LatchkeyError) {
-        guard let assertion = pipeline.authenticators.lazy.compactMap({ $0 as? PrivateKeyJWTAuthentication }).first else { return }
-        let error: OAuthError?
-        if case .error(let e) = TokenResponse.parse(response) { error = e } else { error = nil }
-        let refused = error?.code == "invalid_client" || response.status == 401 || (response.status == 403 && error?.code == nil)
-        guard refused else { return }
-        throw .clientAuthenticationRefused(ClientAuthenticationRefusal(
-            method: .privateKeyJWT, endpoint: endpoint, status: response.status, error: error?.code == nil ? nil : error,
-            assertionAudience: assertion.settings.audience))
+        if let refusal = binding.clientAuthentication.refusal(of: response, endpoint: endpoint) {
+            throw .clientAuthenticationRefused(refusal)
+        }
     }
 
     enum Context { case codeExchange, refresh, clientCredentials }

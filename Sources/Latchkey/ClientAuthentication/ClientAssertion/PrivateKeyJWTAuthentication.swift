@@ -9,7 +9,7 @@ import LatchkeyJOSE
 ///
 /// The key is read from `key` at each use and released (zeroed) after the one signature, so it
 /// is never held by a long-lived value and never reaches a log.
-public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
+public struct PrivateKeyJWTAuthentication: RequestAuthenticator {
     /// RFC 7523 §2.2.
     public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// `exp - iat`, in seconds: the successor draft wants a short life (at most 60 s here).
@@ -44,6 +44,18 @@ public struct PrivateKeyJWTAuthentication: ProviderBoundAuthenticator {
         copy.advertisedAlgorithms = metadata.tokenEndpointAuthSigningAlgValuesSupported
         copy.ordinaryEndpoints = metadata.ordinaryEndpointsByAlias
         return copy
+    }
+
+    /// A refused assertion: `invalid_client`, any 401 (RFC 6749 §5.2; Glewlwyd answers `401
+    /// unauthorized_client` at /device_authorization), or a 403 without an error code (Glewlwyd's
+    /// empty 403 at /token). It names the audience used, so a program can suggest the other one.
+    public func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal? {
+        let error: OAuthError?
+        if case .error(let e) = TokenResponse.parse(response) { error = e } else { error = nil }
+        let refused = error?.code == "invalid_client" || response.status == 401 || (response.status == 403 && error?.code == nil)
+        guard refused else { return nil }
+        return ClientAuthenticationRefusal(method: .privateKeyJWT, endpoint: endpoint, status: response.status,
+                                           error: error?.code == nil ? nil : error, assertionAudience: settings.audience)
     }
 
     /// Appends `client_id` (unless the form names the client already, as a pushed authorization

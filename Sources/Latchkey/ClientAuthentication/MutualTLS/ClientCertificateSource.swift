@@ -1,8 +1,9 @@
 import LatchkeyCrypto
 
-/// Where a client certificate chain and its private key come from. Read at each use, never
-/// cached, so a certificate renewed on disk is picked up by the next request and the key is held
-/// in memory only while a session works. The program decides where the files are and which file
+/// Where a client certificate chain and its private key come from. Read once per `Session`, when
+/// it makes its binding (at sign-in, or at its first refresh or logout), and never cached beyond
+/// it, so a certificate renewed on disk is picked up by the next session (each CLI command is one)
+/// and the key is held in memory only while a session lives. The program decides where the files are and which file
 /// rules apply (the CLI: by path, owner-only).
 public protocol ClientCertificateSource: Sendable {
     /// The PEM certificate chain (leaf first) and the PEM private key, read now.

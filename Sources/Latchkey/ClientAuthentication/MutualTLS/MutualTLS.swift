@@ -8,7 +8,7 @@ import LatchkeyHTTP
 /// plain transport, so a resource server never learns the device's identity and a token is never
 /// sent over a connection that a foreign server could have asked a certificate on.
 public struct MutualTLS: Sendable {
-    /// Where the certificate and key are read from, at each use.
+    /// Where the certificate and key are read from, once per session.
     public let source: any ClientCertificateSource
     /// A transport presenting `identity` (for the CLI: an `HTTPClient` whose configuration has it).
     public let connect: @Sendable (TLSClientIdentity) -> any HTTPTransport

@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// device names the person (`login_hint`), the provider asks them on their own device, and the
 /// client polls the token endpoint with the `auth_req_id` under the device grant's rules
 /// (`TokenPolling`). No URL and no code is shown, so there is nothing for a phishing page to
-/// relay. The request needs client authentication, which the pipeline adds
+/// relay. The request needs client authentication, which the binding adds
 /// (`EndpointRole.backchannelAuthentication`), with a DPoP proof when the session has a key.
 struct BackchannelAuthenticationFlow: Sendable {
     /// The token client (endpoints, client authentication, proofs).
@@ -60,14 +60,12 @@ struct BackchannelAuthenticationFlow: Sendable {
         form += request.form
         // RFC 8707 resources and the profile's extra parameters, as on the device and code flows.
         form += client.configuration.authorizationRequestExtensions
-        var pipeline = client.pipeline
+        var bounded = client
         if let cap {
             let left = cap.timeIntervalSince(time.now())
             if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
-            pipeline.timeout = max(min(pipeline.timeout, left), 1)
+            bounded = client.bounded(to: left)
         }
-        var bounded = client
-        bounded.pipeline = pipeline
         let response = try await bounded.send(ProviderRequest(role: .backchannelAuthentication, url: url, form: form), until: cap)
         let received = time.now()
         return Pending(request: request, response: try BackchannelAuthenticationResponse.parse(response), receivedAt: received)

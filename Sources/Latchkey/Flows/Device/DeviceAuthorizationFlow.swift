@@ -64,13 +64,13 @@ struct DeviceAuthorizationFlow: Sendable {
         // expires. No pause and no attempt runs past the login's deadline.
         func remaining() -> Double? { cap.map { $0.timeIntervalSince(time.now()) } }
         let response = try await TransientFailure.retrying(.deviceAuthorization, time: time, until: cap) { () throws(LatchkeyError) in
-            var pipeline = client.pipeline
+            var binding = client.binding
             if let left = remaining() {
                 if left <= 0 { throw .timedOut(seconds: timeout ?? 0) }
-                pipeline.timeout = max(min(pipeline.timeout, left), 1)
+                binding = binding.bounded(to: left)
             }
             do throws(LatchkeyError) {
-                return try await pipeline.send(request)
+                return try await binding.attempt(request)
             } catch {
                 if let left = remaining(), left <= 0, case .network = error { throw .timedOut(seconds: timeout ?? 0) }
                 throw error
