@@ -30,31 +30,37 @@ public struct HTTPClient: HTTPTransport {
 
     private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         let overall = Deadline(secondsFromNow: request.timeout)
-        var current = request
-        var redirects = 0
-        while true {
-            let response = try await exchange(current, deadline: overall, streaming: streaming)
-            guard Self.follows(response.status, response.headers, current) else { return response }
-            guard let location = response.header("Location") else { return response }
-            guard redirects < current.maxRedirects else {
-                throw HTTPError.protocolViolation(reason: "more than \(current.maxRedirects) redirects")
-            }
-            let next: HTTPURL
-            do { next = try current.url.resolving(location) } catch {
-                throw HTTPError.invalidURL("redirect refused: \(error)")
-            }
-            let from = try RequestTarget(url: current.url)
-            let to = try RequestTarget(url: next)
-            if from.isTLS && !to.isTLS {
-                throw HTTPError.invalidURL("redirect from https to http refused")
-            }
-            redirects += 1
-            current = RedirectStatus.followUp(current, status: response.status, to: next)
-            if from.host.lowercased() != to.host.lowercased() || from.port != to.port || from.isTLS != to.isTLS {
-                // Credentials are for the origin that was asked, never for wherever it redirects.
-                current.headers.removeAll { ["authorization", "cookie", "dpop"].contains($0.name.lowercased()) }
-            }
+        return try await RedirectLoop.run(request, send: { hop, _ in
+            try await exchange(hop, deadline: overall, streaming: streaming)
+        }, next: { response, current, redirects in
+            try Self.followUp(response, to: current, redirects: redirects)
+        })
+    }
+
+    /// This client's redirect rule: the request to send after `response` to `current`, or nil when
+    /// the answer is handed back. More than `maxRedirects`, a `Location` that does not resolve, or a
+    /// step from https to http is an error.
+    private static func followUp(_ response: HTTPResponse, to current: HTTPRequest, redirects: Int) throws -> HTTPRequest? {
+        guard follows(response.status, response.headers, current) else { return nil }
+        guard let location = response.header("Location") else { return nil }
+        guard redirects < current.maxRedirects else {
+            throw HTTPError.protocolViolation(reason: "more than \(current.maxRedirects) redirects")
         }
+        let next: HTTPURL
+        do { next = try current.url.resolving(location) } catch {
+            throw HTTPError.invalidURL("redirect refused: \(error)")
+        }
+        let from = try RequestTarget(url: current.url)
+        let to = try RequestTarget(url: next)
+        if from.isTLS && !to.isTLS {
+            throw HTTPError.invalidURL("redirect from https to http refused")
+        }
+        var follow = RedirectStatus.followUp(current, status: response.status, to: next)
+        if from.host.lowercased() != to.host.lowercased() || from.port != to.port || from.isTLS != to.isTLS {
+            // Credentials are for the origin that was asked, never for wherever it redirects.
+            follow.headers.removeAll { ["authorization", "cookie", "dpop"].contains($0.name.lowercased()) }
+        }
+        return follow
     }
 
     /// Whether `send` follows this answer to `request` itself (so it is never streamed).

@@ -8,6 +8,7 @@ import LatchkeyHTTP
 /// - once after a resource server refused the access token (`401 … error="invalid_token"`,
 ///   RFC 6750 §3.1), with a fresh token from the `TokenSource`.
 /// Each at most once per request. Transient failures are not retried here (`TransientFailure`).
+/// `sending` is the one loop that applies it, for `SessionBinding.attempt` and `AuthorizedTransport`.
 struct RetryRule: Sendable {
     /// What to do before sending again.
     enum Retry: Equatable {
@@ -46,5 +47,38 @@ struct RetryRule: Sendable {
             return .withFreshToken
         }
         return nil
+    }
+
+    /// What one attempt brought, for the decision.
+    struct Answer {
+        var response: HTTPResponse
+        /// The answer brought a nonce the binding did not hold (`NonceChange.changed`), or an
+        /// authenticator asked for another attempt.
+        var newNonce: Bool
+        /// The request carried a DPoP proof.
+        var bound: Bool
+        /// A resource server refused the access token.
+        var refusesToken: Bool = false
+    }
+
+    /// The one loop that sends a request carrying a session's credentials: `attempt` sends it,
+    /// shown the rule as it stands (so a streaming attempt can withhold a head the rule would send
+    /// again), and after each answer the rule decides: hand it back, send again now that the new
+    /// nonce is held, or first `renew` the token. `nonceRequestedTwice` is thrown as `refusal` makes it.
+    static func sending<Failure: Error>(_ role: EndpointRole, attempt: (RetryRule) async throws(Failure) -> Answer,
+                                        renew: () async throws(Failure) -> Void, refusal: (LatchkeyError) -> Failure)
+        async throws(Failure) -> HTTPResponse {
+        var rule = RetryRule(role: role)
+        while true {
+            let answer = try await attempt(rule)
+            let retry: Retry?
+            do { retry = try rule.next(after: answer.response, newNonce: answer.newNonce, bound: answer.bound,
+                                       refusesToken: answer.refusesToken) } catch { throw refusal(error) }
+            switch retry {
+            case nil: return answer.response
+            case .withNonce: continue
+            case .withFreshToken: try await renew()
+            }
+        }
     }
 }

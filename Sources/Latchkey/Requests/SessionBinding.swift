@@ -88,8 +88,7 @@ struct SessionBinding: Sendable {
     func attempt(_ request: ProviderRequest) async throws(LatchkeyError) -> HTTPResponse {
         let exchange = EndpointExchange(transport: transports.transport(for: request.role), timeout: timeout)
         let proof = dpopKey.flatMap { DPoPAuthenticator.applies(to: request.role) ? DPoPAuthenticator(key: $0) : nil }
-        var rule = RetryRule(role: request.role)
-        while true {
+        return try await RetryRule.sending(request.role, attempt: { _ throws(LatchkeyError) -> RetryRule.Answer in
             let context = RequestContext(now: time.now(), random: random, nonces: nonces)
             var prepared = request
             try clientAuthentication.authenticate(&prepared, context: context)
@@ -102,7 +101,7 @@ struct SessionBinding: Sendable {
             // Both see the response: the proof remembers a nonce even when the client's authenticator asks.
             let asked = clientAuthentication.wantsRetry(after: response, to: prepared, context: context)
             let newNonce = proof?.wantsRetry(after: response, to: prepared, context: context) ?? false
-            guard try rule.next(after: response, newNonce: asked || newNonce, bound: proof != nil) != nil else { return response }
-        }
+            return RetryRule.Answer(response: response, newNonce: asked || newNonce, bound: proof != nil)
+        }, renew: { () throws(LatchkeyError) in }, refusal: { $0 })
     }
 }

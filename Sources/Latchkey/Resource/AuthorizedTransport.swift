@@ -45,19 +45,13 @@ public struct AuthorizedTransport: HTTPTransport {
             throw AuthorizedTransportError.originNotAllowed(request.url.origin)
         }
         var token = try await source.token()
-        var rule = RetryRule(role: .resource)
-        while true {
-            let bound = TokenBinding(token) == .dpop
-            let (response, offeredNonce) = try await sendFollowingSameOrigin(request, token: token, rule: rule, streaming: streaming)
-            // RFC 9449 §9: the nonce was remembered on receipt, so the retry's proof carries it.
-            switch try rule.next(after: response, newNonce: bound && offeredNonce && DPoPAuthenticator.isNonceError(response),
-                                 bound: bound, refusesToken: Self.refusesToken(response, token)) {
-            case nil: return response
-            case .withNonce: continue
-            // The server refused this token (revoked, expired early): one refresh, one retry, no more.
-            case .withFreshToken: token = try await source.token(replacing: token)
-            }
-        }
+        // RFC 9449 §9: a nonce is remembered on receipt, so the retry's proof carries it. The server
+        // refused this token (revoked, expired early): one refresh, one retry, no more.
+        return try await RetryRule.sending(.resource, attempt: { rule in
+            try await sendFollowingSameOrigin(request, token: token, rule: rule, streaming: streaming)
+        }, renew: {
+            token = try await source.token(replacing: token)
+        }, refusal: { $0 })
     }
 
     /// `401 … error="invalid_token"` in the token's own scheme (RFC 6750 §3.1).
@@ -66,54 +60,56 @@ public struct AuthorizedTransport: HTTPTransport {
             && AuthenticationChallenge.hasError("invalid_token", scheme: token.tokenType, in: response.header("WWW-Authenticate"))
     }
 
-    /// The same-origin URL a redirect answer leads to, when it is followed (`redirects` so far).
-    private static func redirectTarget(_ response: HTTPResponse, from url: HTTPURL, redirects: Int, max: Int) -> HTTPURL? {
+    /// The resource role's redirect rule: the request after a redirect answer to `current`
+    /// (`redirects` so far, at most `max`) when it stays on the same origin; nil hands the answer
+    /// back unfollowed.
+    private static func followUp(_ response: HTTPResponse, to current: HTTPRequest, redirects: Int, max: Int) -> HTTPRequest? {
         guard RedirectStatus.isFollowed(response.status), let location = response.header("Location"),
-              redirects < max, let next = try? url.resolving(location), next.origin == url.origin else { return nil }
-        return next
+              redirects < max, let next = try? current.url.resolving(location), next.origin == current.url.origin else { return nil }
+        return RedirectStatus.followUp(current, status: response.status, to: next)
     }
 
-    /// Sends with `token`, following same-origin redirects; also says whether the final answer
-    /// brought a `DPoP-Nonce` not held before.
+    /// Sends with `token` through the one redirect loop (`RedirectLoop`), pinned to the origin and
+    /// each hop with its own proof; the answer says whether the final one brought a `DPoP-Nonce`
+    /// not held before.
     private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, rule: RetryRule,
-                                         streaming: HTTPBodySinkChooser?) async throws -> (HTTPResponse, Bool) {
-        var current = request
-        current.maxRedirects = 0
-        var redirects = 0
-        while true {
+                                         streaming: HTTPBodySinkChooser?) async throws -> RetryRule.Answer {
+        var first = request
+        first.maxRedirects = 0
+        let max = request.maxRedirects
+        let bound = TokenBinding(token) == .dpop
+        var change = NonceChange.refused
+        let response = try await RedirectLoop.run(first, send: { current, redirects in
             var authorized = current
             authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") || HeaderName.equal($0.name, "DPoP") }
             authorized.headers.append(("Authorization", token.tokenType + " " + token.accessToken))
-            if TokenBinding(token) == .dpop {
+            if bound {
                 guard let proofs else { throw LatchkeyError.tokenBinding(.missingKey) }
                 authorized.headers.append(("DPoP", try await proofs.dpopProof(method: current.method, url: current.url,
                                                                                accessToken: token.accessToken)))
             }
             let response: HTTPResponse
             if let streaming {
-                let url = current.url, hops = redirects, max = request.maxRedirects
-                let bound = TokenBinding(token) == .dpop
                 response = try await base.send(authorized) { head in
                     if rule.withholds(head, bound: bound, refusesToken: Self.refusesToken(head, token)) { return nil }
-                    if Self.redirectTarget(head, from: url, redirects: hops, max: max) != nil { return nil }
+                    if Self.followUp(head, to: current, redirects: redirects, max: max) != nil { return nil }
                     return try streaming(head)
                 }
             } else {
                 response = try await base.send(authorized)
             }
-            // Only a DPoP-bound token's proofs carry a nonce, and only a valid one is a new nonce.
-            // A new nonce is one the proofs did not hold (`ServerNonces.remember`), as at the provider.
-            let nonce = response.header("DPoP-Nonce").flatMap { $0.isEmpty ? nil : $0 }
-                .flatMap { TokenBinding(token) == .dpop ? $0 : nil }
-            var change = NonceChange.refused
-            if let nonce, let proofs {
+            // Only a DPoP-bound token's proofs carry a nonce; a new nonce is one the proofs did not
+            // hold (`ServerNonces.remember`), as at the provider.
+            change = .refused
+            if bound, let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
                 change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPAuthenticator.isNonceError(response))
             }
-            guard let next = Self.redirectTarget(response, from: current.url, redirects: redirects, max: request.maxRedirects)
-            else { return (response, change == .changed) }
-            redirects += 1
-            current = RedirectStatus.followUp(current, status: response.status, to: next)
-        }
+            return response
+        }, next: { response, current, redirects in
+            Self.followUp(response, to: current, redirects: redirects, max: max)
+        })
+        return RetryRule.Answer(response: response, newNonce: bound && change == .changed && DPoPAuthenticator.isNonceError(response),
+                                bound: bound, refusesToken: Self.refusesToken(response, token))
     }
 }
 
