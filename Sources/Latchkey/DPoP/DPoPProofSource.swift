@@ -32,14 +32,7 @@ extension StoredSession {
     public func dpopProof(method: String, url: HTTPURL, nonce: String? = nil, at now: Timestamp,
                           random: some RandomSource) throws(LatchkeyError) -> String {
         guard let dpop, TokenBinding(token) == .dpop else { throw .tokenBinding(.missingKey) }
-        return try dpopProof(method: method, url: url, accessToken: token.accessToken, nonce: nonce ?? dpop.nonces[url.origin],
-                             at: now, random: random, key: try dpop.key(random: random))
-    }
-
-    /// The one place a resource proof is made from a session: for `accessToken`, with `key` (the
-    /// session's, decoded once by the caller).
-    func dpopProof(method: String, url: HTTPURL, accessToken: String, nonce: String?, at now: Timestamp,
-                   random: some RandomSource, key: DPoPKey) throws(LatchkeyError) -> String {
-        try key.proof(method: method, url: url, accessToken: accessToken, nonce: nonce, at: now, random: random)
+        return try dpop.key(random: random).proof(method: method, url: url, accessToken: token.accessToken,
+                                                  nonce: nonce ?? dpop.nonces[url.origin], at: now, random: random)
     }
 }

@@ -28,7 +28,7 @@ struct RetryRule: Sendable {
     /// Whether an answer with this head would be sent again or thrown rather than handed to the
     /// caller (so a streaming caller is never offered its body).
     func withholds(_ head: HTTPResponse, bound: Bool, refusesToken: Bool) -> Bool {
-        (bound && DPoPAuthenticator.isNonceError(head)) || (refusesToken && !tokenRetried)
+        (bound && DPoPHandle.isNonceError(head)) || (refusesToken && !tokenRetried)
     }
 
     /// The decision after `response`. `newNonce`: the answer brought a nonce the request did not
@@ -36,7 +36,7 @@ struct RetryRule: Sendable {
     /// proof; `refusesToken`: a resource server refused the access token.
     mutating func next(after response: HTTPResponse, newNonce: Bool, bound: Bool,
                        refusesToken: Bool = false) throws(LatchkeyError) -> Retry? {
-        let nonceError = bound && DPoPAuthenticator.isNonceError(response)
+        let nonceError = bound && DPoPHandle.isNonceError(response)
         if newNonce && !nonceRetried {
             nonceRetried = true
             return .withNonce

@@ -70,8 +70,8 @@ struct SessionBinding: Sendable {
         return copy
     }
 
-    /// Whether a request to `role` carries a DPoP proof.
-    func proves(_ role: EndpointRole) -> Bool { dpopKey != nil && DPoPAuthenticator.applies(to: role) }
+    /// The session's key with the nonces, which makes every proof; nil for a Bearer session.
+    var dpop: DPoPHandle? { dpopKey.map { DPoPHandle(key: $0, nonces: nonces, time: time, random: random) } }
 
     /// Sends `request` under the transient rule for its role (`TransientFailure`), each attempt
     /// through `attempt(_:)`; no pause ends past `deadline`.
@@ -87,12 +87,12 @@ struct SessionBinding: Sendable {
     /// `nonceRequestedTwice`. Transport failures become `LatchkeyError` (`EndpointExchange`).
     func attempt(_ request: ProviderRequest) async throws(LatchkeyError) -> HTTPResponse {
         let exchange = EndpointExchange(transport: transports.transport(for: request.role), timeout: timeout)
-        let proof = dpopKey.flatMap { DPoPAuthenticator.applies(to: request.role) ? DPoPAuthenticator(key: $0) : nil }
+        let proof = DPoPHandle.applies(to: request.role) ? dpop : nil
         return try await RetryRule.sending(request.role, attempt: { _ throws(LatchkeyError) -> RetryRule.Answer in
             let context = RequestContext(now: time.now(), random: random, nonces: nonces)
             var prepared = request
             try clientAuthentication.authenticate(&prepared, context: context)
-            try proof?.authenticate(&prepared, context: context)
+            try proof?.prove(&prepared, at: context.now)
             let response = try await exchange.send(prepared.httpRequest(timeout: timeout))
             if let certificate, request.role.authenticatesClient,
                let refusal = ClientCertificateProblem.refusal(response, endpoint: request.role, subject: certificate.subject) {
@@ -100,7 +100,7 @@ struct SessionBinding: Sendable {
             }
             // Both see the response: the proof remembers a nonce even when the client's authenticator asks.
             let asked = clientAuthentication.wantsRetry(after: response, to: prepared, context: context)
-            let newNonce = proof?.wantsRetry(after: response, to: prepared, context: context) ?? false
+            let newNonce = proof?.takesUpNonce(after: response, to: prepared) ?? false
             return RetryRule.Answer(response: response, newNonce: asked || newNonce, bound: proof != nil)
         }, renew: { () throws(LatchkeyError) in }, refusal: { $0 })
     }

@@ -102,13 +102,13 @@ public struct AuthorizedTransport: HTTPTransport {
             // hold (`ServerNonces.remember`), as at the provider.
             change = .refused
             if bound, let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
-                change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPAuthenticator.isNonceError(response))
+                change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPHandle.isNonceError(response))
             }
             return response
         }, next: { response, current, redirects in
             Self.followUp(response, to: current, redirects: redirects, max: max)
         })
-        return RetryRule.Answer(response: response, newNonce: bound && change == .changed && DPoPAuthenticator.isNonceError(response),
+        return RetryRule.Answer(response: response, newNonce: bound && change == .changed && DPoPHandle.isNonceError(response),
                                 bound: bound, refusesToken: Self.refusesToken(response, token))
     }
 }

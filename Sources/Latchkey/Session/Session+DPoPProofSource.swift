@@ -16,9 +16,15 @@ extension Session: DPoPProofSource {
             current = session
         }
         guard let session, let dpop = session.dpop else { throw .tokenBinding(.missingKey) }
+        return try dpopHandle(for: dpop).resourceProof(method: method, url: url, accessToken: accessToken)
+    }
+
+    /// The handle for a stored session's key (decoded once per process), with its remembered
+    /// nonces joining those heard here as older ones: the same key and nonces the session's binding
+    /// proves provider requests with.
+    func dpopHandle(for dpop: DPoPBinding) throws(LatchkeyError) -> DPoPHandle {
         nonces.merge(dpop.nonces)
-        return try session.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url, from: .resourceServer),
-                                     at: time.now(), random: random, key: try keys.key(for: dpop, random: random))
+        return DPoPHandle(key: try keys.key(for: dpop, random: random), nonces: nonces, time: time, random: random)
     }
 
     /// Remembers a resource server's nonce, for this process and in the token file, so the next
