@@ -62,18 +62,21 @@ fi
 QEMU=$(command -v qemu-aarch64-static)
 
 # The stand-in: stub, qemu, guest, trailer (device/cross-stub.c reads it from the end).
+# Runs side by side share the stand-in: each writes its own temporary and renames it over.
 mkdir -p "$SCRATCH/cross"
 STUB=$SCRATCH/cross/latchkey
-gcc -static -O2 -Wall -Werror -o "$STUB.tmp" "$ROOT/device/cross-stub.c"
+tmp_stub=$(mktemp "$STUB.XXXXXX")
+gcc -static -O2 -Wall -Werror -o "$tmp_stub" "$ROOT/device/cross-stub.c"
 id=$(cat "$QEMU" "$BIN" | sha256sum | cut -c1-16)
-python3 - "$STUB.tmp" "$QEMU" "$BIN" "$id" <<'EOF'
+python3 - "$tmp_stub" "$QEMU" "$BIN" "$id" <<'EOF'
 import os, struct, sys
 stub, qemu, guest, ident = sys.argv[1:]
 q, g = open(qemu, "rb").read(), open(guest, "rb").read()
 with open(stub, "ab") as f:
     f.write(q); f.write(g); f.write(struct.pack("<QQQ", len(q), len(g), int(ident, 16)) + b"LKXSTUB1")
 EOF
-mv "$STUB.tmp" "$STUB"
+chmod 0755 "$tmp_stub"
+mv "$tmp_stub" "$STUB"
 version=$("$STUB" --version) || die "the aarch64 binary does not start under $QEMU"
 echo "cross-test: $BIN ($version) under $QEMU ($("$QEMU" --version | head -1)), through $STUB"
 
@@ -84,7 +87,7 @@ export ACCEPTANCE_WORK=${ACCEPTANCE_WORK:-$SCRATCH/acceptance-work}
 mkdir -p "$ACCEPTANCE_WORK"
 args=(--project "$ROOT")
 [ -z "$SUITES" ] || args+=(--only "$SUITES")
-log=$SCRATCH/cross/acceptance.log
+log=$SCRATCH/cross/acceptance-${SUITES:-all}.log
 start=$SECONDS
 status=0
 bash "$ACCEPTANCE_DIR/run-all.sh" "${args[@]}" "$STUB" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
