@@ -92,6 +92,10 @@ import LatchkeyTesting
         let url = try HTTPURL.parse("https://api.example/x")
         let claims = try Self.verified(try session.dpopProof(method: "GET", url: url, at: Self.now, random: CountingRandom())).claims
         #expect(claims["ath"] == .string(DPoPTarget.accessTokenHash("at")) && claims["nonce"] == .string("rn"))
+        // The resource server's own nonce wins over the authorization server's on the same origin.
+        session.dpop?.nonces = ["https://api.example": "as-nonce", NonceHolder.resourceServer.key("https://api.example"): "rs-nonce"]
+        let both = try Self.verified(try session.dpopProof(method: "GET", url: url, at: Self.now, random: CountingRandom())).claims
+        #expect(both["nonce"] == .string("rs-nonce"))
         session.token.tokenType = "Bearer"
         #expect(throws: LatchkeyError.self) { try session.dpopProof(method: "GET", url: url, at: Self.now, random: CountingRandom()) }
     }

@@ -26,13 +26,17 @@ extension DPoPProofSource {
 
 extension StoredSession {
     /// A proof for a resource request with this session's access token, with the nonce remembered
-    /// for `url`'s origin (or `nonce`). Synchronous and offline: `latchkey token --format header`
+    /// for `url`'s origin as a resource server (`NonceHolder.resourceServer`; else the one kept
+    /// under the bare origin, as files written before the split keep it), or `nonce`. Reading only
+    /// the bare origin gave a resource the authorization server's nonce when both share an origin.
+    /// Synchronous and offline: `latchkey token --format header`
     /// and `proof` make one from the file alone. Throws `.tokenBinding(.missingKey)` when the
     /// session is not DPoP-bound.
     public func dpopProof(method: String, url: HTTPURL, nonce: String? = nil, at now: Timestamp,
                           random: some RandomSource) throws(LatchkeyError) -> String {
         guard let dpop, TokenBinding(token) == .dpop else { throw .tokenBinding(.missingKey) }
         return try dpop.key(random: random).proof(method: method, url: url, accessToken: token.accessToken,
-                                                  nonce: nonce ?? dpop.nonces[url.origin], at: now, random: random)
+                                                  nonce: nonce ?? dpop.nonces[NonceHolder.resourceServer.key(url.origin)] ?? dpop.nonces[url.origin],
+                                                  at: now, random: random)
     }
 }
