@@ -12,6 +12,9 @@
 #      Debian 13) and runs the unit suites that reach mbedTLS again (the static binary still links
 #      Debian 12's 2.28: the shared acceptance cli suite requires "(mbedTLS 2.28.x)" in --version),
 #   5. builds the fully static binary and runs it in a minimal root (device/),
+#   5c. cross-builds the aarch64 static binary and its .deb (device/build-static.sh --arch aarch64;
+#      issue 32) and runs the jose, cli, store and device acceptance suites against it under qemu
+#      (device/cross-test.sh), beside step 6,
 #   5b. packages it as a .deb (device/package-deb.sh, twice: the same bytes), runs lintian (no error,
 #      no warning) and installs it on a Debian root with neither Swift nor mbedTLS (device/install-test.sh),
 #   6. runs the acceptance suites of ../shared/acceptance against that static binary (issue 12;
@@ -33,6 +36,7 @@
 # build's, default <root>/.build-static: a build folder of its own, so it can run while `swift test`
 # holds the other), LATCHKEY_TEST_FILTER (passed to `swift test --filter`), LATCHKEY_SKIP_DEVICE=1
 # (skip 5 and 6; not in CI), LATCHKEY_SKIP_ASAN=1 (skip the AddressSanitizer run; not in CI),
+# LATCHKEY_SKIP_AARCH64=1 (skip the aarch64 build, its .deb and its suites under qemu; not in CI),
 # LATCHKEY_UPDATE_DOCS=1 (write the fault table into docs/security.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,7 +99,7 @@ log "dependencies"
 APT_PACKAGES=(libmbedtls-dev glewlwyd sqlite3 stunnel4 tinyproxy zbar-tools librsvg2-bin openssl curl python3 python3-venv
               python3-pip hyperfine tmux systemd util-linux binutils ca-certificates bc
               lintian mmdebstrap prometheus man-db bash-completion zsh fish procps
-              time gcc libc6-dev bsdutils)
+              time gcc libc6-dev bsdutils qemu-user-static)
 # (time, gcc, libc6-dev, bsdutils: what the acceptance suites would otherwise apt-get themselves;
 # they run side by side in step 6, and two apt-get runs at once fail on dpkg's lock.)
 missing=()
@@ -137,6 +141,8 @@ DEVICE=1
 if [ "${LATCHKEY_SKIP_DEVICE:-0}" = 1 ] && [ "$CI" != true ]; then DEVICE=0; fi
 ASAN=1
 if [ "${LATCHKEY_SKIP_ASAN:-0}" = 1 ] && [ "$CI" != true ]; then ASAN=0; fi
+AARCH64=$DEVICE
+if [ "${LATCHKEY_SKIP_AARCH64:-0}" = 1 ] && [ "$CI" != true ]; then AARCH64=0; fi
 
 # --- beside the build: the install test's Debian root, the test IdP ---------------------------
 # mmdebstrap (about 90 s the first time, then cached for a week) mostly waits for Debian's mirror.
@@ -226,6 +232,24 @@ cpu_builds() {
       fi
     else
       skip_step deb "no static binary"; skip_step lintian "no static binary"
+    fi
+    # 5c. the aarch64 binary and its .deb (issue 32): cross-built against Debian 13's arm64 Swift
+    # runtime (device/fetch-aarch64-sysroot.sh: about 650 MB fetched once into ~/.cache, then
+    # nothing); its acceptance suites run under qemu beside the x86_64 ones (step 6).
+    if [ "$AARCH64" = 1 ]; then
+      if run_step aarch64 "$ROOT/device/build-static.sh" --arch aarch64 &&
+         AARCH64_BIN=$(sed -n 's/^path: //p' "$WORK/step-aarch64.log") && [ -n "$AARCH64_BIN" ]; then
+        echo "$AARCH64_BIN" > "$WORK/aarch64-bin"
+        mkdir -p "$WORK/arm64"
+        if run_step deb-arm64 "$ROOT/device/package-deb.sh" "$AARCH64_BIN" "$WORK/arm64" &&
+           ARM64_DEB=$(sed -n 's/^deb: //p' "$WORK/step-deb-arm64.log") && [ -n "$ARM64_DEB" ]; then
+          run_step lintian-arm64 lintian_deb "$ARM64_DEB"
+        else
+          skip_step lintian-arm64 "the arm64 .deb was not built"
+        fi
+      else
+        skip_step deb-arm64 "no aarch64 binary"; skip_step lintian-arm64 "no aarch64 binary"
+      fi
     fi
   fi
   # 4a. the example package (issue 14): a library user's program, its own package over the
@@ -381,6 +405,19 @@ else
   done
   LATCHKEY_SCRATCH="$STATIC_SCRATCH" "$ROOT/Tests/Examples/demo-order.sh" > "$WORK/demo.log" 2>&1 &
   demo_pid=$!; JOBS+=("$demo_pid")
+  # The aarch64 binary's suites under qemu (issue 32: at least jose, cli, store and device), once
+  # the background job has built it; beside the x86_64 groups, which mostly wait.
+  if [ "$AARCH64" = 1 ]; then
+    (
+      until [ -f "$WORK/step-aarch64.rc" ] || ! kill -0 "$CPU_JOB" 2>/dev/null; do sleep 1; done
+      if [ -s "$WORK/aarch64-bin" ]; then
+        nice -n 10 "$ROOT/device/cross-test.sh" aarch64 --suites jose,cli,store,device "$(cat "$WORK/aarch64-bin")"
+      else
+        echo "no aarch64 binary (its build failed: above)"; exit 1
+      fi
+    ) > "$WORK/cross.log" 2>&1 &
+    cross_pid=$!; JOBS+=("$cross_pid")
+  fi
   for i in "${!ACCEPTANCE_GROUPS[@]}"; do
     group=${ACCEPTANCE_GROUPS[$i]}
     wait "${acceptance_pids[$i]}"; acceptance_status=$?
@@ -389,6 +426,15 @@ else
     cat "$WORK/acceptance-$group.log" >> "$WORK/acceptance.log"
     [ "$acceptance_status" = 0 ] || failures+=("acceptance suites --only $group (exit $acceptance_status)")
   done
+  if [ "$AARCH64" = 1 ]; then
+    collect aarch64 "$CPU_JOB" "aarch64 static build (device/build-static.sh --arch aarch64)" || failures+=("device/build-static.sh --arch aarch64")
+    collect deb-arm64 "$CPU_JOB" "arm64 package (device/package-deb.sh)" || failures+=("device/package-deb.sh (arm64)")
+    collect lintian-arm64 "$CPU_JOB" "lintian (arm64)" || failures+=("lintian (arm64)")
+    wait "$cross_pid"; cross_status=$?
+    log "aarch64 acceptance under qemu (device/cross-test.sh aarch64 --suites jose,cli,store,device): exit $cross_status"
+    cat "$WORK/cross.log"
+    [ "$cross_status" = 0 ] || failures+=("device/cross-test.sh aarch64 (exit $cross_status)")
+  fi
   wait "$demo_pid"; demo_status=$?
   log "the demo (Tests/Examples/demo-order.sh): exit $demo_status"
   cat "$WORK/demo.log"
