@@ -145,15 +145,20 @@ public struct ForeignWriter: Sendable, Equatable, CustomStringConvertible {
     /// `path` made absolute against the working directory.
     public static func absolute(_ path: String) -> String {
         if path.utf8.first == slash { return path }
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let found = buffer.withUnsafeMutableBufferPointer { out in
-            out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) { getcwd($0, out.count) != nil }
+        // The working directory goes into stack memory, not a zero-filled 4 KiB array: `token`
+        // makes its state folder absolute several times per call.
+        let capacity = Int(PATH_MAX) + 1
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { out -> String in
+            let base = out.baseAddress!
+            let found = base.withMemoryRebound(to: CChar.self, capacity: capacity) { getcwd($0, capacity) != nil }
+            guard found else { return "/" + path }
+            let length = base.withMemoryRebound(to: CChar.self, capacity: capacity) { strlen($0) }
+            var joined: [UInt8] = []
+            joined.reserveCapacity(length + 1 + path.utf8.count)
+            joined.append(contentsOf: UnsafeBufferPointer(start: base, count: length))
+            if joined != [slash] { joined.append(slash) }
+            joined.append(contentsOf: path.utf8)
+            return String(decoding: joined, as: UTF8.self)
         }
-        guard found, let length = buffer.firstIndex(of: 0) else { return "/" + path }
-        // Bytes, not `String` slicing: `token` makes its state folder absolute on every call.
-        var joined = Array(buffer[..<length])
-        if joined != [slash] { joined.append(slash) }
-        joined.append(contentsOf: path.utf8)
-        return String(decoding: joined, as: UTF8.self)
     }
 }
