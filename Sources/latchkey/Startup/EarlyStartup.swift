@@ -31,10 +31,23 @@ let latchkeyEarlyStartup: @convention(c) (Int32, UnsafeMutablePointer<UnsafeMuta
 
 /// The process arguments, also when /proc is missing.
 enum StartupArguments {
-    /// `CommandLine.arguments`, or argv captured by the constructor when the runtime found none.
+    /// argv as the constructor captured it (the same strings the runtime reads for
+    /// `CommandLine.arguments`, which costs a cached `token` ~25 K instructions more to build), else
+    /// `CommandLine.arguments`.
     static var all: [String] {
-        if !CommandLine.arguments.isEmpty { return CommandLine.arguments }
-        guard let argv = startupArgumentVector else { return [] }
-        return (0..<Int(startupArgumentCount)).compactMap { argv[$0].map { String(cString: $0) } }
+        guard let argv = startupArgumentVector else { return CommandLine.arguments }
+        return strings(argv, count: Int(startupArgumentCount))
+    }
+
+    /// The first `count` entries of a C argument vector, stopping at a NULL one.
+    static func strings(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> [String] {
+        var out: [String] = []
+        out.reserveCapacity(count)
+        var index = 0
+        while index < count, let argument = argv[index] {
+            out.append(String(cString: argument))
+            index += 1
+        }
+        return out
     }
 }
