@@ -23,7 +23,21 @@ public struct JSONParser: Sendable {
 
     /// Parses UTF-8 `bytes` into a value.
     public func parse<C: Collection>(_ bytes: C) throws(JSONParseError) -> JSONValue where C.Element == UInt8 {
-        let buf = Array(bytes)
+        try parse(Array(bytes))
+    }
+
+    /// Parses and requires a top-level object.
+    public func parseObject<C: Collection>(_ bytes: C) throws(JSONParseError) -> JSONObject where C.Element == UInt8 {
+        try parseObject(Array(bytes))
+    }
+
+    // The byte array itself, not through `Collection`: the token file and the profile are parsed on
+    // every `latchkey token`, and from another module the generic entry ran unspecialised (its
+    // `Array(bytes)` resolving witnesses and metadata at run time: ~15 K instructions a parse).
+
+    /// Parses UTF-8 `bytes` into a value.
+    public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        let buf = bytes
         guard buf.count <= maxBytes else { throw JSONParseError(offset: 0, reason: "document larger than \(maxBytes) bytes") }
         var r = Reader(b: buf, maxDepth: maxDepth)
         r.skipWS()
@@ -34,7 +48,7 @@ public struct JSONParser: Sendable {
     }
 
     /// Parses and requires a top-level object.
-    public func parseObject<C: Collection>(_ bytes: C) throws(JSONParseError) -> JSONObject where C.Element == UInt8 {
+    public func parseObject(_ bytes: [UInt8]) throws(JSONParseError) -> JSONObject {
         guard case .object(let o) = try parse(bytes) else { throw JSONParseError(offset: 0, reason: "expected a JSON object") }
         return o
     }
