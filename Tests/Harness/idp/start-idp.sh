@@ -26,9 +26,10 @@ PYTHON=${PYTHON:-python3}
 started=$(date +%s.%N)
 
 need=()
-for pair in glewlwyd:glewlwyd sqlite3:sqlite3 stunnel4:stunnel4 openssl:openssl curl:curl; do
+for pair in glewlwyd:glewlwyd sqlite3:sqlite3 stunnel4:stunnel4 openssl:openssl curl:curl gcc:gcc; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 if ((${#need[@]})); then
   echo "start-idp: installing ${need[*]}" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null ||
@@ -38,6 +39,11 @@ fi
 
 mkdir -p "$STATE"
 STATE=$(cd "$STATE" && pwd)
+# Every Glewlwyd connection waits for a busy SQLite database instead of answering 500
+# (sqlite_busy_wait.c says why); start-mtls-instance.sh uses the same library.
+gcc -shared -fPIC -O2 -Wall -Werror -o "$STATE/sqlite_busy_wait.so" "$HERE/sqlite_busy_wait.c" -ldl -lsqlite3 ||
+  { echo "start-idp: cannot build sqlite_busy_wait.so" >&2; exit 1; }
+export LATCHKEY_IT_GLWD_PRELOAD=$STATE/sqlite_busy_wait.so
 "$HERE/stop-idp.sh" "$STATE" >/dev/null 2>&1 || true
 rm -rf "$STATE/plain" "$STATE/tls" "$STATE/ca" "$STATE/pids" "$STATE/env.sh"
 rm -rf "$STATE/mtls" "$STATE/fleet"
@@ -69,7 +75,7 @@ start_instance() {  # NAME LISTEN_PORT EXTERNAL_URL
   sed -e "s|@LISTEN_PORT@|$port|g" -e "s|@EXTERNAL_URL@|$external|g" -e "s|@STATE@|$dir|g" \
       -e "s|@LOG_LEVEL@|${LATCHKEY_IT_GLWD_LOG_LEVEL:-WARNING}|g" \
       "$HERE/glewlwyd.conf.template" > "$dir/glewlwyd.conf"
-  glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
+  LD_PRELOAD=$LATCHKEY_IT_GLWD_PRELOAD glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
   local pid=$!
   echo "$pid glewlwyd-$name" >> "$STATE/pids"
   # A deadline, not a count of tries: on a loaded machine each curl itself takes a while.

@@ -44,7 +44,7 @@ until openssl x509 -in "$STATE/ca/server.pem" -noout 2>/dev/null && openssl pkey
   [ "$SECONDS" -lt "$deadline" ] || { echo "start-mtls-instance: no server certificate after 60 s" >&2; exit 1; }
   sleep 0.05
 done
-glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
+LD_PRELOAD=${LATCHKEY_IT_GLWD_PRELOAD:-} glewlwyd --config-file="$dir/glewlwyd.conf" > "$dir/stdout.log" 2>&1 &
 pid=$!
 echo "$pid glewlwyd-mtls" >> "$STATE/pids"
 deadline=$((SECONDS + 60))
