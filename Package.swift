@@ -27,7 +27,7 @@ let package = Package(
         .library(name: "LatchkeyQR", targets: ["LatchkeyQR"]),
         .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
-        .executable(name: "latchkey-bench", targets: ["LatchkeyBench"]),
+        .executable(name: "latchkey-bench", targets: ["LatchkeyBench"])
     ],
     targets: [
         .systemLibrary(name: "CMbedTLS", path: "Sources/CMbedTLS"),
@@ -38,20 +38,23 @@ let package = Package(
         // QR symbols and their writers (terminal, SVG, PNG, PGM); depends on nothing.
         .target(name: "LatchkeyQR", swiftSettings: shipped),
         // Test doubles for library users and Tests/: memory store, scripted transport, virtual clock.
-        .target(name: "LatchkeyTesting", dependencies: ["LatchkeyJOSE", "Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
+        .target(
+            name: "LatchkeyTesting", dependencies: ["LatchkeyJOSE", "Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
         // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
         .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
         .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
-        .executableTarget(name: "latchkey-example-foundation",
-                          dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyFoundationCompat"],
-                          path: "Tests/Examples/SignInWithFoundation", swiftSettings: strict),
+        .executableTarget(
+            name: "latchkey-example-foundation",
+            dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyFoundationCompat"],
+            path: "Tests/Examples/SignInWithFoundation", swiftSettings: strict),
 
         // Benchmarks: release builds only give meaningful figures (docs/performance.md).
-        .executableTarget(name: "LatchkeyBench", dependencies: ["CMbedTLS", "LatchkeyCrypto", "LatchkeyJOSE", "Latchkey"],
-                          path: "Benchmarks/LatchkeyBench", swiftSettings: strict),
+        .executableTarget(
+            name: "LatchkeyBench", dependencies: ["CMbedTLS", "LatchkeyCrypto", "LatchkeyJOSE", "Latchkey"],
+            path: "Benchmarks/LatchkeyBench", swiftSettings: strict),
 
         // libFuzzer targets: `swift build --sanitize=fuzzer --product NAME` (Fuzz/README.md).
         .executableTarget(name: "FuzzJWS", dependencies: ["LatchkeyJOSE"], path: "Fuzz/FuzzJWS", swiftSettings: strict),
@@ -59,29 +62,39 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["LatchkeyJOSE", "Latchkey"], path: "Fuzz/FuzzJSON", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPResponse", swiftSettings: strict),
         .executableTarget(name: "FuzzHTTPURL", dependencies: ["LatchkeyHTTP"], path: "Fuzz/FuzzHTTPURL", swiftSettings: strict),
-        .executableTarget(name: "FuzzAuthenticationChallenge", dependencies: ["Latchkey"], path: "Fuzz/FuzzAuthenticationChallenge",
-                          swiftSettings: strict),
-        .executableTarget(name: "FuzzPEMPrivateKey", dependencies: ["LatchkeyCrypto", "LatchkeyJOSE"], path: "Fuzz/FuzzPEMPrivateKey", swiftSettings: strict),
+        .executableTarget(
+            name: "FuzzAuthenticationChallenge", dependencies: ["Latchkey"], path: "Fuzz/FuzzAuthenticationChallenge",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "FuzzPEMPrivateKey", dependencies: ["LatchkeyCrypto", "LatchkeyJOSE"], path: "Fuzz/FuzzPEMPrivateKey",
+            swiftSettings: strict),
         .executableTarget(name: "FuzzTokenFile", dependencies: ["Latchkey"], path: "Fuzz/FuzzTokenFile", swiftSettings: strict),
-        .executableTarget(name: "FuzzCredentialRequest", dependencies: ["Latchkey"], path: "Fuzz/FuzzCredentialRequest", swiftSettings: strict),
-        .executableTarget(name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
-        .executableTarget(name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity", swiftSettings: strict),
+        .executableTarget(
+            name: "FuzzCredentialRequest", dependencies: ["Latchkey"], path: "Fuzz/FuzzCredentialRequest", swiftSettings: strict),
+        .executableTarget(
+            name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
+        .executableTarget(
+            name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
+            swiftSettings: strict),
 
         // Shared by the process-level suites: spawning `latchkey`, starting scripted servers, paths.
         .target(name: "LatchkeyTestSupport", path: "Tests/Support", swiftSettings: strict),
 
-        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyQRTests", dependencies: ["LatchkeyQR", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTestingTests", dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "LatchkeyFoundationCompatTests", dependencies: ["LatchkeyFoundationCompat", "Latchkey", "LatchkeyHTTP"],
+            swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
-        .testTarget(name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
-        .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict)
     ]
 )

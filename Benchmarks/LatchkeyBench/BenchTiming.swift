@@ -50,7 +50,8 @@ enum BenchTiming {
     /// ratios a/b: each round's pair ran back to back under the same machine load, so the
     /// median paired ratio is the steadier overhead estimate on a busy machine.
     static func comparePaired(rounds: Int, seconds: Double, _ a: () -> Bool, _ b: () -> Bool)
-        -> (bestA: Double, bestB: Double, medianRatio: Double) {
+        -> (bestA: Double, bestB: Double, medianRatio: Double)
+    {
         var bestA = 0.0, bestB = 0.0
         var ratios = [Double]()
         for round in 0..<rounds {

@@ -52,8 +52,9 @@ final class MbedTLSDirect {
             let digest = HashAlgorithm.sha256.hash(message)
             var signature = [UInt8](repeating: 0, count: mbedtls_rsa_get_len(context))
             let code = signature.withUnsafeMutableBufferPointer { s in
-                latchkey_rsa_pkcs1_v15_sign(context, mbedtls_ctr_drbg_random, direct.drbg,
-                                            MBEDTLS_MD_SHA256, 32, digest, s.baseAddress)
+                latchkey_rsa_pkcs1_v15_sign(
+                    context, mbedtls_ctr_drbg_random, direct.drbg,
+                    MBEDTLS_MD_SHA256, 32, digest, s.baseAddress)
             }
             MbedTLSDirect.check(code, "mbedtls_rsa_rsassa_pkcs1_v15_sign")
             return signature
@@ -65,8 +66,10 @@ final class MbedTLSDirect {
         let context = UnsafeMutablePointer<mbedtls_rsa_context>.allocate(capacity: 1)
         init(modulus: [UInt8], exponent: [UInt8]) {
             latchkey_rsa_init(context)
-            MbedTLSDirect.check(mbedtls_rsa_import_raw(context, modulus, modulus.count, nil, 0, nil, 0, nil, 0,
-                                                       exponent, exponent.count), "mbedtls_rsa_import_raw")
+            MbedTLSDirect.check(
+                mbedtls_rsa_import_raw(
+                    context, modulus, modulus.count, nil, 0, nil, 0, nil, 0,
+                    exponent, exponent.count), "mbedtls_rsa_import_raw")
             MbedTLSDirect.check(mbedtls_rsa_complete(context), "mbedtls_rsa_complete")
         }
         deinit { mbedtls_rsa_free(context); context.deallocate() }
@@ -86,8 +89,9 @@ final class MbedTLSDirect {
             mbedtls_ecp_keypair_init(keyPair)
             MbedTLSDirect.check(mbedtls_ecp_group_load(latchkey_ecp_grp(keyPair), MBEDTLS_ECP_DP_SECP256R1), "mbedtls_ecp_group_load")
             let encoded = [0x04] + x + y
-            MbedTLSDirect.check(mbedtls_ecp_point_read_binary(latchkey_ecp_grp(keyPair), latchkey_ecp_Q(keyPair), encoded, encoded.count),
-                                "mbedtls_ecp_point_read_binary")
+            MbedTLSDirect.check(
+                mbedtls_ecp_point_read_binary(latchkey_ecp_grp(keyPair), latchkey_ecp_Q(keyPair), encoded, encoded.count),
+                "mbedtls_ecp_point_read_binary")
         }
         deinit { mbedtls_ecp_keypair_free(keyPair); keyPair.deallocate() }
 
@@ -112,8 +116,9 @@ final class MbedTLSDirect {
         let keyPair = UnsafeMutablePointer<mbedtls_ecp_keypair>.allocate(capacity: 1)
         init(using direct: MbedTLSDirect) {
             mbedtls_ecp_keypair_init(keyPair)
-            MbedTLSDirect.check(mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, keyPair, mbedtls_ctr_drbg_random, direct.drbg),
-                                "mbedtls_ecp_gen_key")
+            MbedTLSDirect.check(
+                mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, keyPair, mbedtls_ctr_drbg_random, direct.drbg),
+                "mbedtls_ecp_gen_key")
         }
         deinit { mbedtls_ecp_keypair_free(keyPair); keyPair.deallocate() }
 
@@ -124,9 +129,11 @@ final class MbedTLSDirect {
             var r = mbedtls_mpi(), s = mbedtls_mpi()
             mbedtls_mpi_init(&r); mbedtls_mpi_init(&s)
             defer { mbedtls_mpi_free(&r); mbedtls_mpi_free(&s) }
-            MbedTLSDirect.check(mbedtls_ecdsa_sign_det_ext(latchkey_ecp_grp(keyPair), &r, &s, latchkey_ecp_d(keyPair), digest, 32,
-                                                           MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random, direct.drbg),
-                                "mbedtls_ecdsa_sign_det_ext")
+            MbedTLSDirect.check(
+                mbedtls_ecdsa_sign_det_ext(
+                    latchkey_ecp_grp(keyPair), &r, &s, latchkey_ecp_d(keyPair), digest, 32,
+                    MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random, direct.drbg),
+                "mbedtls_ecdsa_sign_det_ext")
             var out = [UInt8](repeating: 0, count: 64)
             out.withUnsafeMutableBufferPointer { b in
                 _ = mbedtls_mpi_write_binary(&r, b.baseAddress, 32)
@@ -146,8 +153,9 @@ final class MbedTLSDirect {
         deinit { mbedtls_gcm_free(context); context.deallocate() }
 
         func seal(_ input: [UInt8], into output: inout [UInt8], nonce: [UInt8], tag: inout [UInt8]) -> Bool {
-            mbedtls_gcm_crypt_and_tag(context, MBEDTLS_GCM_ENCRYPT, input.count, nonce, nonce.count, nil, 0,
-                                      input, &output, tag.count, &tag) == 0
+            mbedtls_gcm_crypt_and_tag(
+                context, MBEDTLS_GCM_ENCRYPT, input.count, nonce, nonce.count, nil, 0,
+                input, &output, tag.count, &tag) == 0
         }
     }
 }

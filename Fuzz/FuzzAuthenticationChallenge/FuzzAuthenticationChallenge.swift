@@ -38,14 +38,16 @@ func serialised(_ challenges: [AuthenticationChallenge]) -> String {
     challenges.map { c -> String in
         var out = c.scheme
         if !c.parameters.isEmpty {
-            out += " " + c.parameters.map { p -> String in
-                var v = "\""
-                for ch in p.value.unicodeScalars {
-                    if ch == "\"" || ch == "\\" { v += "\\" }
-                    v.unicodeScalars.append(ch)
-                }
-                return p.name + "=" + v + "\""
-            }.joined(separator: ", ")
+            out +=
+                " "
+                + c.parameters.map { p -> String in
+                    var v = "\""
+                    for ch in p.value.unicodeScalars {
+                        if ch == "\"" || ch == "\\" { v += "\\" }
+                        v.unicodeScalars.append(ch)
+                    }
+                    return p.name + "=" + v + "\""
+                }.joined(separator: ", ")
         }
         return out
     }.joined(separator: ", ")

@@ -15,8 +15,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let time = Timestamp(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
     let identity: TLSClientIdentity
     do {
-        identity = try TLSClientIdentity(certificateChainPEM: Array(rest[..<split]), privateKeyPEM: SecretBytes(Array(rest[split...])),
-                                         at: time)
+        identity = try TLSClientIdentity(
+            certificateChainPEM: Array(rest[..<split]), privateKeyPEM: SecretBytes(Array(rest[split...])),
+            at: time)
     } catch {
         _ = error.description
         return 0

@@ -41,8 +41,9 @@ func parse(_ pieces: [ArraySlice<UInt8>], method: String) -> Outcome {
         if message.body.count > limits.maxBodyBytes { fatalError("body limit exceeded") }
         if message.headers.count > limits.maxHeaderCount { fatalError("header count limit exceeded") }
         if !(200...599).contains(message.status) { fatalError("interim or invalid status surfaced") }
-        return .message(status: message.status, reason: message.reason, headers: message.headers.map { $0.name + ":" + $0.value },
-                        trailers: message.trailers.map { $0.name + ":" + $0.value }, body: message.body)
+        return .message(
+            status: message.status, reason: message.reason, headers: message.headers.map { $0.name + ":" + $0.value },
+            trailers: message.trailers.map { $0.name + ":" + $0.value }, body: message.body)
     } catch {
         if case .protocolViolation = error {} else { fatalError("unexpected error kind \(error)") }
         return .failure(error)

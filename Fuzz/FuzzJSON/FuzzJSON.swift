@@ -55,7 +55,8 @@ private func fuzzRedaction(_ bytes: [UInt8], parsed: JSONValue?, parser: JSONPar
     var secret = ""
     JSONValue.quote(String(decoding: bytes.dropFirst(1 + name.count), as: UTF8.self), into: &secret)
     let space = selector & 0x80 != 0 ? " " : ""
-    let document = selector & 0x40 != 0
+    let document =
+        selector & 0x40 != 0
         ? "[{\"client_id\":\"app\"," + member + space + ":" + space + secret + "},\"" + String(decoding: name, as: UTF8.self) + "\"]"
         : "{\"nested\":{" + member + ":" + secret + "},\"scope\":\"openid\"}"
     guard (try? parser.parse(Array(document.utf8))) != nil else { fatalError("built an invalid document: \(document)") }
@@ -90,7 +91,7 @@ private let responseShapes: [(status: Int, contentType: String?)] = [
     (200, nil),
     (201, "application/problem+json"),
     (400, "application/json"),
-    (400, "text/plain"),
+    (400, "text/plain")
 ]
 
 private let endpoint = HTTPURL(string: "https://idp.example/token")!
@@ -126,7 +127,8 @@ private func fuzzResponseDecoders(_ body: [UInt8]) {
             }
             // RFC 8628 §6.1: only a code a person can read and type is shown.
             if d.userCode.utf8.count > DeviceAuthorizationResponse.maxUserCodeLength
-                || d.userCode.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+                || d.userCode.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E })
+            {
                 fatalError("user_code \(d.userCode.debugDescription) accepted")
             }
             // Documented: non-positive lifetimes fall back to the defaults.

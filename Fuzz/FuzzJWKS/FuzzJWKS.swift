@@ -10,7 +10,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if set.keys.count > JWKSet.maxKeys { fatalError("key limit exceeded") }
     for key in set.keys {
         if key.kty != "RSA" && key.kty != "EC" { fatalError("accepted kty \(key.kty)") }
-        for secret in ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] where key.json[secret] != nil { fatalError("kept private member \(secret)") }
+        for secret in ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] where key.json[secret] != nil {
+            fatalError("kept private member \(secret)")
+        }
         if key.thumbprint().utf8.count != 43 { fatalError("bad thumbprint length") }
         _ = key.isEligibleForVerification
         if let kid = key.kid, set.key(withID: kid) == nil { fatalError("key(withID:) missed \(kid)") }
@@ -19,7 +21,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for alg in ["RS256", "PS384", "ES256", "ES512"] {
         let header = Base64URL.encode(Array("{\"alg\":\"\(alg)\"}".utf8))
         if let jws = try? JWS(compact: header + ".e30." + Base64URL.encode([UInt8](repeating: 1, count: 64))),
-           (try? JWSVerifier.verify(jws, keys: set, allowedAlgorithms: Set(JWSAlgorithm.allCases))) != nil {
+            (try? JWSVerifier.verify(jws, keys: set, allowedAlgorithms: Set(JWSAlgorithm.allCases))) != nil
+        {
             fatalError("dummy signature verified")
         }
     }

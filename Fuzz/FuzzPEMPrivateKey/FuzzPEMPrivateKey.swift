@@ -19,8 +19,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if signer.publicJWK.json["d"] != nil { fatalError("public JWK carries d") }
     if signer.publicJWK.thumbprint().utf8.count != 43 { fatalError("bad thumbprint length") }
     guard let token = try? signer.sign(payload: Array("{}".utf8), keyReference: .publicJWK),
-          let jws = try? JWS(compact: token),
-          (try? JWSVerifier.verify(jws, keys: JWKSet(keys: [signer.publicJWK]), allowedAlgorithms: [signer.algorithm])) != nil
+        let jws = try? JWS(compact: token),
+        (try? JWSVerifier.verify(jws, keys: JWKSet(keys: [signer.publicJWK]), allowedAlgorithms: [signer.algorithm])) != nil
     else { fatalError("signature of an accepted key does not verify") }
     return 0
 }

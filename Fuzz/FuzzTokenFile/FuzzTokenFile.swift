@@ -38,10 +38,14 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
 
     // 2. The bytes as an authenticated payload.
-    let file = TokenFile(keySource: .machine, profile: "default", keyDerivation: .hkdfSHA256(salt: fuzzSalt),
-                         nonce: fuzzNonce, ciphertext: [UInt8](repeating: 0, count: bytes.count), tag: [])
-    guard let sealed = try? AESGCM.seal(bytes, key: fuzzKey, nonce: fuzzNonce,
-                                        authenticating: file.header + Array("default".utf8)) else { return 0 }
+    let file = TokenFile(
+        keySource: .machine, profile: "default", keyDerivation: .hkdfSHA256(salt: fuzzSalt),
+        nonce: fuzzNonce, ciphertext: [UInt8](repeating: 0, count: bytes.count), tag: [])
+    guard
+        let sealed = try? AESGCM.seal(
+            bytes, key: fuzzKey, nonce: fuzzNonce,
+            authenticating: file.header + Array("default".utf8))
+    else { return 0 }
     let wire = file.header + sealed.ciphertext + sealed.tag
     guard !bytes.isEmpty, bytes.count <= TokenFile.maximumByteCount - 1024 else { return 0 }
     guard let reparsed = try? TokenFile.decode(wire, path: "fuzz") else {
@@ -49,10 +53,12 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let session = try? reparsed.open(fileKey: fuzzKey, expectedProfile: "default", path: "fuzz") {
         // An accepted payload must survive a save/load cycle unchanged.
-        guard let again = try? TokenFile.seal(session, keySource: .machine, keyDerivation: .hkdfSHA256(salt: fuzzSalt),
-                                              nonce: fuzzNonce, fileKey: fuzzKey),
-              let reopened = try? TokenFile.decode(again.encoded(), path: "fuzz")
-                  .open(fileKey: fuzzKey, expectedProfile: "default", path: "fuzz")
+        guard
+            let again = try? TokenFile.seal(
+                session, keySource: .machine, keyDerivation: .hkdfSHA256(salt: fuzzSalt),
+                nonce: fuzzNonce, fileKey: fuzzKey),
+            let reopened = try? TokenFile.decode(again.encoded(), path: "fuzz")
+                .open(fileKey: fuzzKey, expectedProfile: "default", path: "fuzz")
         else { fatalError("an accepted session could not be written back") }
         if reopened != session { fatalError("session changed across a save/load cycle") }
     }

@@ -53,11 +53,13 @@ public actor Session: TokenSource {
     ///   - mutualTLS: the client certificate (RFC 8705), read at sign-in or at the first refresh or
     ///     logout of the session (once per `Session`) and presented only to the endpoints where the client authenticates; required by the
     ///     `tls_client_auth` methods. With it, `mtls_endpoint_aliases` replace those endpoints.
-    public init(configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
-                time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
-                clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
-                mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil,
-                defaultMargin: RefreshMargin = .standard) {
+    public init(
+        configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
+        time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
+        clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
+        mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil,
+        defaultMargin: RefreshMargin = .standard
+    ) {
         self.configuration = configuration
         let notes = SessionNotes()
         self.notes = notes
@@ -75,11 +77,14 @@ public actor Session: TokenSource {
     }
 
     /// A session whose every endpoint uses `transport`.
-    public init(configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
-                time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
-                keySet: (any KeySet)? = nil, clientKey: (any ClientKeySource)? = nil) {
-        self.init(configuration: configuration, store: store, transports: EndpointTransports(transport), time: time,
-                  random: random, clientSecret: clientSecret, keySet: keySet, clientKey: clientKey)
+    public init(
+        configuration: ClientConfiguration, store: any TokenStore, transport: any HTTPTransport,
+        time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
+        keySet: (any KeySet)? = nil, clientKey: (any ClientKeySource)? = nil
+    ) {
+        self.init(
+            configuration: configuration, store: store, transports: EndpointTransports(transport), time: time,
+            random: random, clientSecret: clientSecret, keySet: keySet, clientKey: clientKey)
     }
 
     /// The profile: the store's, so the two can never disagree.
@@ -119,7 +124,8 @@ public actor Session: TokenSource {
     public func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {
         guard let rejected else { return try await validToken(margin: defaultMargin) }
         if let current = try loadSession()?.token, current.isValid(at: time.now(), minTTL: 0),
-           !ConstantTime.equals(Array(current.accessToken.utf8), Array(rejected.accessToken.utf8)) {
+            !ConstantTime.equals(Array(current.accessToken.utf8), Array(rejected.accessToken.utf8))
+        {
             return current
         }
         return try await validToken(minTTL: 0, forceRefresh: true)
@@ -147,8 +153,9 @@ public actor Session: TokenSource {
     /// cancelled only when no caller is left, and that last caller returns once the refresh has
     /// unwound, so an interrupted program never exits in the middle of saving.
     private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
-        let refresher = Refresher(configuration: configuration, store: store, binding: try sessionBinding(), keys: keys,
-                                  verification: verification, time: time, notes: notes)
+        let refresher = Refresher(
+            configuration: configuration, store: store, binding: try sessionBinding(), keys: keys,
+            verification: verification, time: time, notes: notes)
         do {
             let outcome = try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
             record(skew: outcome.skew)
@@ -203,15 +210,18 @@ public actor Session: TokenSource {
             transports = mutualTLS.transports(transports, presenting: identity)
             presented = identity
         }
-        return SessionBinding(clientAuthentication: authenticator, nonces: nonces, certificate: presented,
-                              transports: transports, time: time, random: random)
+        return SessionBinding(
+            clientAuthentication: authenticator, nonces: nonces, certificate: presented,
+            transports: transports, time: time, random: random)
     }
 
     /// The client certificate, read and checked now; nil without `mutualTLS`. A mutual-TLS auth
     /// method without one is a configuration problem.
     func clientIdentity() throws(LatchkeyError) -> TLSClientIdentity? {
         guard let mutualTLS else {
-            if configuration.authMethod.usesClientCertificate { throw .configuration(.missingClientCertificate(method: configuration.authMethod)) }
+            if configuration.authMethod.usesClientCertificate {
+                throw .configuration(.missingClientCertificate(method: configuration.authMethod))
+            }
             return nil
         }
         return try mutualTLS.identity(at: time.now())

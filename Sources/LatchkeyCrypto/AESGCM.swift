@@ -11,8 +11,10 @@ public enum AESGCM {
 
     /// Encrypts `plaintext` and authenticates it together with `aad`.
     /// A nonce must never repeat under one key.
-    public static func seal(_ plaintext: [UInt8], key: SecretBytes, nonce: [UInt8],
-                            authenticating aad: [UInt8]) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
+    public static func seal(
+        _ plaintext: [UInt8], key: SecretBytes, nonce: [UInt8],
+        authenticating aad: [UInt8]
+    ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         try checkParameters(key: key, nonce: nonce)
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
         var tag = [UInt8](repeating: 0, count: tagByteCount)
@@ -22,11 +24,12 @@ public enum AESGCM {
                     aad.withUnsafeBufferPointer { additional in
                         ciphertext.withUnsafeMutableBufferPointer { output in
                             tag.withUnsafeMutableBufferPointer { tagOut in
-                                mbedtls_gcm_crypt_and_tag(context, MBEDTLS_GCM_ENCRYPT, input.count,
-                                                          iv.baseAddress, iv.count,
-                                                          additional.baseAddress, additional.count,
-                                                          input.baseAddress, output.baseAddress,
-                                                          tagOut.count, tagOut.baseAddress)
+                                mbedtls_gcm_crypt_and_tag(
+                                    context, MBEDTLS_GCM_ENCRYPT, input.count,
+                                    iv.baseAddress, iv.count,
+                                    additional.baseAddress, additional.count,
+                                    input.baseAddress, output.baseAddress,
+                                    tagOut.count, tagOut.baseAddress)
                             }
                         }
                     }
@@ -39,8 +42,10 @@ public enum AESGCM {
 
     /// Checks `tag` and decrypts. Throws `.authenticationFailed` when anything was altered;
     /// no plaintext is returned in that case.
-    public static func open(_ ciphertext: [UInt8], tag: [UInt8], key: SecretBytes, nonce: [UInt8],
-                            authenticating aad: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func open(
+        _ ciphertext: [UInt8], tag: [UInt8], key: SecretBytes, nonce: [UInt8],
+        authenticating aad: [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
         try checkParameters(key: key, nonce: nonce)
         guard tag.count == tagByteCount else {
             throw .invalidInput("AES-GCM tag is \(tag.count) bytes, expected \(tagByteCount)")
@@ -52,10 +57,11 @@ public enum AESGCM {
                     aad.withUnsafeBufferPointer { additional in
                         tag.withUnsafeBufferPointer { tagIn in
                             plaintext.withUnsafeMutableBufferPointer { output in
-                                mbedtls_gcm_auth_decrypt(context, input.count, iv.baseAddress, iv.count,
-                                                         additional.baseAddress, additional.count,
-                                                         tagIn.baseAddress, tagIn.count,
-                                                         input.baseAddress, output.baseAddress)
+                                mbedtls_gcm_auth_decrypt(
+                                    context, input.count, iv.baseAddress, iv.count,
+                                    additional.baseAddress, additional.count,
+                                    tagIn.baseAddress, tagIn.count,
+                                    input.baseAddress, output.baseAddress)
                             }
                         }
                     }
@@ -77,15 +83,18 @@ public enum AESGCM {
     }
 
     /// A keyed GCM context for the duration of `body`; freeing it zeroes the key schedule.
-    private static func withContext(key: SecretBytes,
-                                    _ body: (UnsafeMutablePointer<mbedtls_gcm_context>) -> Int32) throws(CryptoError) -> Int32 {
+    private static func withContext(
+        key: SecretBytes,
+        _ body: (UnsafeMutablePointer<mbedtls_gcm_context>) -> Int32
+    ) throws(CryptoError) -> Int32 {
         var context = mbedtls_gcm_context()
         return try withUnsafeMutablePointer(to: &context) { (ctx) throws(CryptoError) -> Int32 in
             mbedtls_gcm_init(ctx)
             defer { mbedtls_gcm_free(ctx) }
             let setKey = key.withUnsafeBytes { raw in
-                mbedtls_gcm_setkey(ctx, MBEDTLS_CIPHER_ID_AES, raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                   UInt32(raw.count * 8))
+                mbedtls_gcm_setkey(
+                    ctx, MBEDTLS_CIPHER_ID_AES, raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    UInt32(raw.count * 8))
             }
             try CryptoError.check(setKey, "mbedtls_gcm_setkey")
             return body(ctx)

@@ -49,8 +49,10 @@ public struct ECPrivateKey: Sendable {
 
     /// Shared set-up: `loadScalar` fills d; d is range-checked and Q = d·G computed here, so the
     /// public key always matches the private one.
-    private init(curve: ECCurve, random: some RandomSource,
-                 loadScalar: (UnsafeMutablePointer<mbedtls_ecp_keypair>, RandomSourceBridge) throws(CryptoError) -> Void) throws(CryptoError) {
+    private init(
+        curve: ECCurve, random: some RandomSource,
+        loadScalar: (UnsafeMutablePointer<mbedtls_ecp_keypair>, RandomSourceBridge) throws(CryptoError) -> Void
+    ) throws(CryptoError) {
         guard Self.supportedCurves.contains(curve) else {
             throw .invalidKey("ECDSA signing keys are P-256 or P-384, not \(curve)")
         }
@@ -95,8 +97,9 @@ public struct ECPrivateKey: Sendable {
                 let code = storage.withKeyPair { kp in
                     bridge.withCallback { f, p in
                         digest.withUnsafeBufferPointer { d in
-                            mbedtls_ecdsa_sign_det_ext(latchkey_ecp_grp(kp), r, s, latchkey_ecp_d(kp), d.baseAddress, d.count,
-                                                       hash.mdType, f, p)
+                            mbedtls_ecdsa_sign_det_ext(
+                                latchkey_ecp_grp(kp), r, s, latchkey_ecp_d(kp), d.baseAddress, d.count,
+                                hash.mdType, f, p)
                         }
                     }
                 }
@@ -111,13 +114,16 @@ public struct ECPrivateKey: Sendable {
         storage.withKeyPair { kp in mbedtls_ecp_point_cmp(latchkey_ecp_Q(kp), point) == 0 }
     }
 
-    private static func coordinates(_ kp: UnsafeMutablePointer<mbedtls_ecp_keypair>, curve: ECCurve) throws(CryptoError) -> ([UInt8], [UInt8]) {
+    private static func coordinates(_ kp: UnsafeMutablePointer<mbedtls_ecp_keypair>, curve: ECCurve) throws(CryptoError) -> (
+        [UInt8], [UInt8]
+    ) {
         let n = curve.coordinateByteCount
         var encoded = [UInt8](repeating: 0, count: 1 + 2 * n)
         var length = 0
         let code = encoded.withUnsafeMutableBufferPointer {
-            mbedtls_ecp_point_write_binary(latchkey_ecp_grp(kp), latchkey_ecp_Q(kp), MBEDTLS_ECP_PF_UNCOMPRESSED, &length,
-                                           $0.baseAddress, $0.count)
+            mbedtls_ecp_point_write_binary(
+                latchkey_ecp_grp(kp), latchkey_ecp_Q(kp), MBEDTLS_ECP_PF_UNCOMPRESSED, &length,
+                $0.baseAddress, $0.count)
         }
         try CryptoError.check(code, "mbedtls_ecp_point_write_binary")
         guard length == encoded.count else { throw .invalidKey("unexpected \(curve) point encoding length \(length)") }

@@ -1,4 +1,5 @@
 internal import CMbedTLS
+
 /// Version of the linked mbedTLS, e.g. "3.6.6" (or "2.28.3" in a build against Debian 12's).
 package enum MbedTLSInfo {
     /// The version string reported by the linked mbedTLS library.

@@ -73,8 +73,9 @@ struct PEMBlock {
         guard needed > 0 else { throw .privateKeyRefused(.malformedPEM("empty body")) }
         return try SecretBytes(count: needed) { (out) throws(CryptoError) in
             var written = 0
-            let code = mbedtls_base64_decode(out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count, &written,
-                                             body.baseAddress, body.count)
+            let code = mbedtls_base64_decode(
+                out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count, &written,
+                body.baseAddress, body.count)
             guard code == 0, written == out.count else { throw .privateKeyRefused(.malformedPEM("invalid base64 body")) }
         }
     }

@@ -74,7 +74,8 @@ enum PrivateKeyDER {
         mutating func element(tag: UInt8) throws(CryptoError) -> Range<Int> {
             guard offset + 2 <= limit else { throw .privateKeyRefused(.malformedDER("truncated")) }
             guard bytes[offset] == tag else {
-                throw .privateKeyRefused(.malformedDER("expected tag 0x\(String(tag, radix: 16)), found 0x\(String(bytes[offset], radix: 16))"))
+                throw .privateKeyRefused(
+                    .malformedDER("expected tag 0x\(String(tag, radix: 16)), found 0x\(String(bytes[offset], radix: 16))"))
             }
             var i = offset + 1
             var length = Int(bytes[i])

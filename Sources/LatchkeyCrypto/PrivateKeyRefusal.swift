@@ -33,7 +33,8 @@ public enum PrivateKeyRefusal: Error, Sendable, Equatable, CustomStringConvertib
         case let .leadingData(n): return "\(n) bytes of text before the PEM BEGIN line"
         case let .trailingData(n): return "\(n) bytes of data after the key"
         case let .malformedPEM(why): return "malformed PEM: \(why)"
-        case let .unsupportedLabel(label): return "PEM label \"\(label)\" is not a private key (expected PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)"
+        case let .unsupportedLabel(label):
+            return "PEM label \"\(label)\" is not a private key (expected PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)"
         case let .encrypted(label): return "the \"\(label)\" key is encrypted; decrypt it first"
         case let .formatMismatch(label, found): return "PEM label \"\(label)\" holds a \(found.pemLabel) structure"
         case let .malformedDER(why): return "malformed key structure: \(why)"

@@ -16,8 +16,10 @@ public struct RSAPrivateKey: Sendable {
     init(copying source: UnsafePointer<mbedtls_rsa_context>, random: some RandomSource) throws(CryptoError) {
         let bits = Int(latchkey_rsa_bitlen(source))
         guard bits >= RSAPublicKey.minimumModulusBitCount, bits <= RSAPublicKey.maximumModulusBitCount else {
-            throw .privateKeyRefused(.rsaModulusSize(bits: bits, minimum: RSAPublicKey.minimumModulusBitCount,
-                                                     maximum: RSAPublicKey.maximumModulusBitCount))
+            throw .privateKeyRefused(
+                .rsaModulusSize(
+                    bits: bits, minimum: RSAPublicKey.minimumModulusBitCount,
+                    maximum: RSAPublicKey.maximumModulusBitCount))
         }
         let check = mbedtls_rsa_check_privkey(source)
         if check != 0 { throw .privateKeyRefused(.inconsistentKey(CryptoError.mbedTLSText(check))) }
@@ -60,15 +62,18 @@ public struct RSAPrivateKey: Sendable {
                 digest.withUnsafeBufferPointer { d in
                     signature.withUnsafeMutableBufferPointer { s in
                         padding == MBEDTLS_RSA_PKCS_V21
-                            ? mbedtls_rsa_rsassa_pss_sign_ext(ctx, f, p, hash.mdType, UInt32(d.count), d.baseAddress,
-                                                              Int32(hash.byteCount), s.baseAddress)
-                            : latchkey_rsa_pkcs1_v15_sign(ctx, f, p, hash.mdType,
-                                                                UInt32(d.count), d.baseAddress, s.baseAddress)
+                            ? mbedtls_rsa_rsassa_pss_sign_ext(
+                                ctx, f, p, hash.mdType, UInt32(d.count), d.baseAddress,
+                                Int32(hash.byteCount), s.baseAddress)
+                            : latchkey_rsa_pkcs1_v15_sign(
+                                ctx, f, p, hash.mdType,
+                                UInt32(d.count), d.baseAddress, s.baseAddress)
                     }
                 }
             }
         }
-        try CryptoError.check(code, padding == MBEDTLS_RSA_PKCS_V21 ? "mbedtls_rsa_rsassa_pss_sign_ext" : "mbedtls_rsa_rsassa_pkcs1_v15_sign")
+        try CryptoError.check(
+            code, padding == MBEDTLS_RSA_PKCS_V21 ? "mbedtls_rsa_rsassa_pss_sign_ext" : "mbedtls_rsa_rsassa_pkcs1_v15_sign")
         return signature
     }
 }

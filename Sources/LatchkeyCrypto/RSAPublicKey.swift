@@ -102,8 +102,9 @@ public struct RSAPublicKey: Sendable, Equatable {
             digest.withUnsafeBufferPointer { d in
                 signature.withUnsafeBufferPointer { s in
                     // mbedTLS re-encodes the expected DigestInfo and compares, so non-canonical encodings fail.
-                    latchkey_rsa_pkcs1_v15_verify(ctx, hash.mdType,
-                                                        UInt32(d.count), d.baseAddress, s.baseAddress) == 0
+                    latchkey_rsa_pkcs1_v15_verify(
+                        ctx, hash.mdType,
+                        UInt32(d.count), d.baseAddress, s.baseAddress) == 0
                 }
             }
         }
@@ -121,9 +122,10 @@ public struct RSAPublicKey: Sendable, Equatable {
         return storage.withContext { ctx in
             digest.withUnsafeBufferPointer { d in
                 signature.withUnsafeBufferPointer { s in
-                    latchkey_rsa_pss_verify(ctx, hash.mdType,
-                                                      UInt32(d.count), d.baseAddress, hash.mdType,
-                                                      Int32(hash.byteCount), s.baseAddress) == 0
+                    latchkey_rsa_pss_verify(
+                        ctx, hash.mdType,
+                        UInt32(d.count), d.baseAddress, hash.mdType,
+                        Int32(hash.byteCount), s.baseAddress) == 0
                 }
             }
         }

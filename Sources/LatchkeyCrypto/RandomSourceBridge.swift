@@ -7,8 +7,10 @@ final class RandomSourceBridge {
 
     /// Runs `body` with the C callback and its context pointer, keeping `self` alive meanwhile.
     func withCallback<R, E: Error>(
-        _ body: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int) -> Int32,
-                 UnsafeMutableRawPointer) throws(E) -> R
+        _ body: (
+            @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int) -> Int32,
+            UnsafeMutableRawPointer
+        ) throws(E) -> R
     ) throws(E) -> R {
         let context = Unmanaged.passUnretained(self).toOpaque()
         defer { withExtendedLifetime(self) {} }
@@ -17,7 +19,9 @@ final class RandomSourceBridge {
 }
 
 /// The `f_rng` handed to mbedTLS; `context` is an unretained `RandomSourceBridge`.
-private func latchkeyRandomSourceCallback(_ context: UnsafeMutableRawPointer?, _ output: UnsafeMutablePointer<UInt8>?, _ length: Int) -> Int32 {
+private func latchkeyRandomSourceCallback(_ context: UnsafeMutableRawPointer?, _ output: UnsafeMutablePointer<UInt8>?, _ length: Int)
+    -> Int32
+{
     guard let context, let output else { return MBEDTLS_ERR_CTR_DRBG_REQUEST_TOO_BIG }
     let bridge = Unmanaged<RandomSourceBridge>.fromOpaque(context).takeUnretainedValue()
     let bytes = bridge.source.bytes(length)

@@ -37,8 +37,10 @@ public enum SigningKey: Sendable {
     }
 
     /// `SecretBytes.withUnsafeBytes` is rethrows (untyped); this carries the typed error through.
-    private static func reading<R>(_ secret: SecretBytes,
-                                   _ body: (UnsafeRawBufferPointer) throws(CryptoError) -> R) throws(CryptoError) -> R {
+    private static func reading<R>(
+        _ secret: SecretBytes,
+        _ body: (UnsafeRawBufferPointer) throws(CryptoError) -> R
+    ) throws(CryptoError) -> R {
         try secret.withUnsafeBytes { bytes -> Result<R, CryptoError> in
             do throws(CryptoError) { return .success(try body(bytes)) } catch { return .failure(error) }
         }.get()

@@ -35,10 +35,13 @@ extension URL {
 
 extension HTTPRequest {
     /// A request with a `Data` body.
-    public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: Data,
-                maxRedirects: Int = 0, timeout: Double = 30) throws(HTTPError) {
-        self.init(method: method, url: try HTTPURL.parse(url.absoluteString), headers: headers, body: [UInt8](body),
-                  maxRedirects: maxRedirects, timeout: timeout)
+    public init(
+        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: Data,
+        maxRedirects: Int = 0, timeout: Double = 30
+    ) throws(HTTPError) {
+        self.init(
+            method: method, url: try HTTPURL.parse(url.absoluteString), headers: headers, body: [UInt8](body),
+            maxRedirects: maxRedirects, timeout: timeout)
     }
     /// The body as `Data`.
     public var bodyData: Data { Data(body) }

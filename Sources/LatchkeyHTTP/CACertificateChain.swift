@@ -1,6 +1,6 @@
 internal import CMbedTLS
-import Synchronization
 import Glibc
+import Synchronization
 
 /// A parsed CA bundle, owned by one TLS session at a time (see `CAChainCache`).
 final class CACertificateChain: @unchecked Sendable {

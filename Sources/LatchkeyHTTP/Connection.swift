@@ -2,18 +2,21 @@
 /// CONNECT tunnel), TLS handshake, send, and read until the parser has a complete response.
 enum Connection {
     /// `proxy` is the route's answer for `target` (HTTPClient decides it before anything is sent).
-    static func perform(head: [UInt8], body: [UInt8], target: RequestTarget, method: String,
-                        caChain: CACertificateChain?, proxy: ProxySettings?, configuration: HTTPClient.Configuration,
-                        deadline: Deadline, timeout: Double, cancellation: CancellationFlag,
-                        streaming: BodyStreaming? = nil) throws(HTTPError) -> HTTPResponseParser.Message {
+    static func perform(
+        head: [UInt8], body: [UInt8], target: RequestTarget, method: String,
+        caChain: CACertificateChain?, proxy: ProxySettings?, configuration: HTTPClient.Configuration,
+        deadline: Deadline, timeout: Double, cancellation: CancellationFlag,
+        streaming: BodyStreaming? = nil
+    ) throws(HTTPError) -> HTTPResponseParser.Message {
         let connectDeadline = deadline.earlier(Deadline(secondsFromNow: configuration.connectTimeout))
         let connectTimeout = min(configuration.connectTimeout, timeout)
         let socket: SocketConnection
         if let proxy {
             do {
-                socket = try SocketConnection.connect(host: proxy.host, port: proxy.port, connectDeadline: connectDeadline,
-                                                      connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
-                                                      loopbackOnly: false, cancellation: cancellation)
+                socket = try SocketConnection.connect(
+                    host: proxy.host, port: proxy.port, connectDeadline: connectDeadline,
+                    connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
+                    loopbackOnly: false, cancellation: cancellation)
             } catch {
                 switch error {
                 case .dnsFailure, .connectFailed: throw .proxyFailure(reason: "cannot reach proxy \(proxy.host):\(proxy.port): \(error)")
@@ -22,17 +25,19 @@ enum Connection {
             }
             try openTunnel(socket: socket, proxy: proxy, target: target, limits: configuration.limits)
         } else {
-            socket = try SocketConnection.connect(host: target.host, port: target.port, connectDeadline: connectDeadline,
-                                                  connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
-                                                  loopbackOnly: !target.isTLS, cancellation: cancellation)
+            socket = try SocketConnection.connect(
+                host: target.host, port: target.port, connectDeadline: connectDeadline,
+                connectTimeout: connectTimeout, deadline: deadline, timeout: timeout,
+                loopbackOnly: !target.isTLS, cancellation: cancellation)
         }
         defer { socket.close() }
 
         var parser = HTTPResponseParser(limits: configuration.limits, requestMethod: method)
         if let caChain {
             // With a proxy this runs inside the tunnel, so the client identity goes to the origin only.
-            let tls = try TLSSession(socket: socket, host: target.host, caChain: caChain,
-                                     clientIdentity: configuration.clientIdentity)
+            let tls = try TLSSession(
+                socket: socket, host: target.host, caChain: caChain,
+                clientIdentity: configuration.clientIdentity)
             do { try tls.handshake() } catch {
                 if tls.receivedPlainText { throw .tlsNotSpoken(host: target.host, port: target.port) }
                 throw error
@@ -68,8 +73,10 @@ enum Connection {
 
     /// Reads until the parser has a whole response. When streaming, the body goes to the chosen
     /// sink after every read, so at most one read's worth of body is ever held here.
-    private static func receive(into parser: inout HTTPResponseParser, streaming: BodyStreaming?,
-                                read: () throws(HTTPError) -> [UInt8]) throws(HTTPError) {
+    private static func receive(
+        into parser: inout HTTPResponseParser, streaming: BodyStreaming?,
+        read: () throws(HTTPError) -> [UInt8]
+    ) throws(HTTPError) {
         var sink: (any HTTPBodySink)?
         var chosen = false
         while true {
@@ -91,8 +98,10 @@ enum Connection {
     }
 
     /// Asks the proxy for a tunnel to the target and checks its answer.
-    private static func openTunnel(socket: SocketConnection, proxy: ProxySettings, target: RequestTarget,
-                                   limits: HTTPResponseParser.Limits) throws(HTTPError) {
+    private static func openTunnel(
+        socket: SocketConnection, proxy: ProxySettings, target: RequestTarget,
+        limits: HTTPResponseParser.Limits
+    ) throws(HTTPError) {
         var request = "CONNECT \(target.authority) HTTP/1.1\r\nHost: \(target.authority)\r\n"
         if let auth = proxy.authorization { request += "Proxy-Authorization: \(auth)\r\n" }
         request += "\r\n"

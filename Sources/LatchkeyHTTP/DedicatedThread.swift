@@ -19,11 +19,13 @@ enum DedicatedThread {
             }
             let context = Unmanaged.passRetained(job).toOpaque()
             var thread = pthread_t()
-            let rc = pthread_create(&thread, nil, { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.work()
-                return nil
-            }, context)
+            let rc = pthread_create(
+                &thread, nil,
+                { raw in
+                    let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                    job.work()
+                    return nil
+                }, context)
             if rc == 0 {
                 pthread_detach(thread)
             } else {

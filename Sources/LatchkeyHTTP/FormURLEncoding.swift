@@ -52,7 +52,8 @@ package enum FormURLEncoding {
                 out.append(UInt8(ascii: " "))
                 i += 1
             } else if b == UInt8(ascii: "%"), i + 2 < bytes.count,
-                      let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) {
+                let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2])
+            {
                 out.append(hi << 4 | lo)
                 i += 3
             } else {
@@ -66,8 +67,8 @@ package enum FormURLEncoding {
     static func isUnreserved(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false

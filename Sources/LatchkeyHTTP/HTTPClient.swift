@@ -30,11 +30,14 @@ public struct HTTPClient: HTTPTransport {
 
     private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         let overall = Deadline(secondsFromNow: request.timeout)
-        return try await RedirectLoop.run(request, send: { hop, _ in
-            try await exchange(hop, deadline: overall, streaming: streaming)
-        }, next: { response, current, redirects in
-            try Self.followUp(response, to: current, redirects: redirects)
-        })
+        return try await RedirectLoop.run(
+            request,
+            send: { hop, _ in
+                try await exchange(hop, deadline: overall, streaming: streaming)
+            },
+            next: { response, current, redirects in
+                try Self.followUp(response, to: current, redirects: redirects)
+            })
     }
 
     /// This client's redirect rule: the request to send after `response` to `current`, or nil when
@@ -70,7 +73,8 @@ public struct HTTPClient: HTTPTransport {
     }
 
     /// One request/response on a fresh connection; with `streaming`, the body goes to the chosen sink.
-    private func exchange(_ request: HTTPRequest, deadline: Deadline, streaming chooser: HTTPBodySinkChooser?) async throws -> HTTPResponse {
+    private func exchange(_ request: HTTPRequest, deadline: Deadline, streaming chooser: HTTPBodySinkChooser?) async throws -> HTTPResponse
+    {
         let target = try RequestTarget(url: request.url)
         // An unusable proxy variable fails here, before any connection: never silently direct.
         let proxy = target.isTLS ? try configuration.proxyRoute.proxy(forHost: target.host) : nil
@@ -96,10 +100,11 @@ public struct HTTPClient: HTTPTransport {
         do {
             message = try await withTaskCancellationHandler {
                 try await DedicatedThread.run { () throws(HTTPError) -> HTTPResponseParser.Message in
-                    try Connection.perform(head: head, body: request.body, target: target, method: request.method,
-                                           caChain: chain, proxy: proxy, configuration: configuration,
-                                           deadline: deadline, timeout: request.timeout, cancellation: flag,
-                                           streaming: streaming)
+                    try Connection.perform(
+                        head: head, body: request.body, target: target, method: request.method,
+                        caChain: chain, proxy: proxy, configuration: configuration,
+                        deadline: deadline, timeout: request.timeout, cancellation: flag,
+                        streaming: streaming)
                 }
             } onCancel: {
                 flag.cancel()

@@ -21,9 +21,11 @@ extension HTTPClient {
 
         /// Makes a configuration; `proxy` nil connects directly. Use `fromEnvironment` to honour the CA and
         /// proxy variables.
-        public init(caFile: String? = nil, connectTimeout: Double = 10, proxy: ProxySettings? = nil,
-                    limits: HTTPResponseParser.Limits = .init(), userAgent: String = "latchkey/0.1",
-                    clientIdentity: TLSClientIdentity? = nil, logger: (@Sendable (String) -> Void)? = nil) {
+        public init(
+            caFile: String? = nil, connectTimeout: Double = 10, proxy: ProxySettings? = nil,
+            limits: HTTPResponseParser.Limits = .init(), userAgent: String = "latchkey/0.1",
+            clientIdentity: TLSClientIdentity? = nil, logger: (@Sendable (String) -> Void)? = nil
+        ) {
             self.caFile = caFile
             self.clientIdentity = clientIdentity
             self.connectTimeout = connectTimeout
@@ -36,12 +38,16 @@ extension HTTPClient {
         /// A configuration from the environment: CA bundle via `resolveCAFile` (`remembered` is the
         /// program's stored default, below the environment), proxy route via
         /// `ProxyRoute.fromEnvironment` (an unusable proxy variable fails the requests it covers).
-        public static func fromEnvironment(_ environment: [String: String], caFile explicit: String? = nil,
-                                           remembered: String? = nil,
-                                           logger: (@Sendable (String) -> Void)? = nil) -> Configuration {
-            var configuration = Configuration(caFile: HTTPClient.resolveCAFile(explicit: explicit, environment: environment,
-                                                                               remembered: remembered),
-                                              logger: logger)
+        public static func fromEnvironment(
+            _ environment: [String: String], caFile explicit: String? = nil,
+            remembered: String? = nil,
+            logger: (@Sendable (String) -> Void)? = nil
+        ) -> Configuration {
+            var configuration = Configuration(
+                caFile: HTTPClient.resolveCAFile(
+                    explicit: explicit, environment: environment,
+                    remembered: remembered),
+                logger: logger)
             configuration.proxyRoute = ProxyRoute.fromEnvironment(environment)
             return configuration
         }
@@ -55,7 +61,7 @@ extension HTTPClient {
         "/etc/ssl/cert.pem",
         "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
         "/etc/ssl/ca-bundle.pem",
-        "/usr/local/share/certs/ca-root-nss.crt",
+        "/usr/local/share/certs/ca-root-nss.crt"
     ]
 
     /// True when `error` says that no CA bundle was found anywhere (nothing explicit, no `SSL_CERT_FILE`,

@@ -11,12 +11,12 @@ package enum HTTPDate {
         let b = Array(string.utf8)
         // "Sun, 06 Nov 1994 08:49:37 GMT" is exactly 29 bytes.
         guard b.count == 29, b[3] == UInt8(ascii: ","), b[4] == 0x20, b[7] == 0x20, b[11] == 0x20,
-              b[16] == 0x20, b[19] == UInt8(ascii: ":"), b[22] == UInt8(ascii: ":"), b[25] == 0x20,
-              String(decoding: b[26..<29], as: UTF8.self) == "GMT",
-              days.contains(String(decoding: b[0..<3], as: UTF8.self)),
-              let monthIndex = months.firstIndex(of: String(decoding: b[8..<11], as: UTF8.self)),
-              let day = digits(b[5..<7]), let year = digits(b[12..<16]),
-              let hour = digits(b[17..<19]), let minute = digits(b[20..<22]), let second = digits(b[23..<25])
+            b[16] == 0x20, b[19] == UInt8(ascii: ":"), b[22] == UInt8(ascii: ":"), b[25] == 0x20,
+            String(decoding: b[26..<29], as: UTF8.self) == "GMT",
+            days.contains(String(decoding: b[0..<3], as: UTF8.self)),
+            let monthIndex = months.firstIndex(of: String(decoding: b[8..<11], as: UTF8.self)),
+            let day = digits(b[5..<7]), let year = digits(b[12..<16]),
+            let hour = digits(b[17..<19]), let minute = digits(b[20..<22]), let second = digits(b[23..<25])
         else { return nil }
         let month = monthIndex + 1
         guard day >= 1, day <= Int(CivilDate.daysInMonth(year: Int64(year), month: Int64(month))), hour < 24, minute < 60, second < 61

@@ -11,12 +11,12 @@ package enum HTTPRedaction {
     public static let sensitiveNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "id_token_hint", "code", "code_verifier", "client_secret",
         "device_code", "auth_req_id", "password", "token", "client_assertion", "assertion", "subject_token",
-        "actor_token", "registration_access_token", "login_hint_token", "client_notification_token",
+        "actor_token", "registration_access_token", "login_hint_token", "client_notification_token"
     ]
 
     /// Header names whose values carry credentials.
     public static let sensitiveHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop",
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop"
     ]
 
     /// Whether `name` is a secret-bearing parameter or member name.
@@ -34,7 +34,8 @@ package enum HTTPRedaction {
         if urlHeaders.contains(lower) { return redact(url: value) }
         guard sensitiveHeaders.contains(lower) else { return value }
         if lower == "authorization" || lower == "proxy-authorization",
-           let space = value.firstIndex(of: " ") {
+            let space = value.firstIndex(of: " ")
+        {
             return String(value[..<space]) + " " + marker
         }
         return marker
@@ -56,7 +57,7 @@ package enum HTTPRedaction {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
-        var lastString: String? = nil   // the most recent string token, a candidate member name
+        var lastString: String? = nil  // the most recent string token, a candidate member name
         var redactNextValue = false
         while i < bytes.count {
             let c = bytes[i]
@@ -150,7 +151,8 @@ package enum HTTPRedaction {
                 i += 4
                 if (0xD800..<0xDC00).contains(v) {
                     guard i + 1 < b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u"),
-                          let low = hex4(at: i + 2), (0xDC00..<0xE000).contains(low) else { return nil }
+                        let low = hex4(at: i + 2), (0xDC00..<0xE000).contains(low)
+                    else { return nil }
                     i += 6
                     v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00..<0xE000).contains(v) {

@@ -3,7 +3,7 @@
 enum HTTPRequestHead {
     private static let transportOwned: Set<String> = [
         "host", "connection", "content-length", "transfer-encoding", "accept-encoding", "te", "upgrade",
-        "keep-alive", "proxy-connection", "expect",
+        "keep-alive", "proxy-connection", "expect"
     ]
 
     static func serialize(_ request: HTTPRequest, target: RequestTarget, userAgent: String) throws(HTTPError) -> [UInt8] {
@@ -19,7 +19,8 @@ enum HTTPRequestHead {
         for (name, value) in request.headers {
             // A CR or LF here would let a value inject headers or a second request.
             guard !name.isEmpty, !name.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F }),
-                  !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+            else {
                 throw .invalidURL("invalid request header \(name)")
             }
             let lower = name.lowercased()

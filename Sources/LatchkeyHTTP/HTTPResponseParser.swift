@@ -16,8 +16,10 @@ public struct HTTPResponseParser: Sendable {
         public var maxBodyBytes: Int
 
         /// Defaults: 32 KiB header block, 100 headers, 8 KiB lines, 1 MiB body.
-        public init(maxHeaderBytes: Int = 32 * 1024, maxHeaderCount: Int = 100,
-                    maxLineLength: Int = 8 * 1024, maxBodyBytes: Int = 1024 * 1024) {
+        public init(
+            maxHeaderBytes: Int = 32 * 1024, maxHeaderCount: Int = 100,
+            maxLineLength: Int = 8 * 1024, maxBodyBytes: Int = 1024 * 1024
+        ) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxHeaderCount = maxHeaderCount
             self.maxLineLength = maxLineLength
@@ -56,7 +58,7 @@ public struct HTTPResponseParser: Sendable {
     private let requestMethod: String
     private var state: State = .statusLine
     private var buffer: [UInt8] = []
-    private var start = 0                // first unconsumed byte of `buffer`
+    private var start = 0  // first unconsumed byte of `buffer`
     private var headerBytes = 0
     private var interimResponses = 0
     private var status = 0
@@ -64,7 +66,7 @@ public struct HTTPResponseParser: Sendable {
     private var headers: [(name: String, value: String)] = []
     private var trailers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
-    private var bodyCount = 0             // decoded body bytes so far, taken or not (the limit counts them all)
+    private var bodyCount = 0  // decoded body bytes so far, taken or not (the limit counts them all)
 
     /// A parser for the response to `requestMethod` (`HEAD` and a successful `CONNECT` have no body).
     public init(limits: Limits = Limits(), requestMethod: String = "GET") {
@@ -250,8 +252,8 @@ public struct HTTPResponseParser: Sendable {
         let bytes = Array(line)
         let prefix = Array("HTTP/1.".utf8)
         guard bytes.count >= 12, Array(bytes[0..<7]) == prefix,
-              bytes[7] == UInt8(ascii: "0") || bytes[7] == UInt8(ascii: "1"),
-              bytes[8] == 0x20, bytes.count == 12 || bytes[12] == 0x20
+            bytes[7] == UInt8(ascii: "0") || bytes[7] == UInt8(ascii: "1"),
+            bytes[8] == 0x20, bytes.count == 12 || bytes[12] == 0x20
         else {
             throw .protocolViolation(reason: "malformed status line")
         }
@@ -305,7 +307,8 @@ public struct HTTPResponseParser: Sendable {
         let te = values(of: "transfer-encoding")
         let cl = values(of: "content-length")
         if requestMethod == "HEAD" || status == 204 || status == 304
-            || (requestMethod == "CONNECT" && (200...299).contains(status)) {
+            || (requestMethod == "CONNECT" && (200...299).contains(status))
+        {
             state = .done
             return
         }
@@ -329,8 +332,8 @@ public struct HTTPResponseParser: Sendable {
                 throw .protocolViolation(reason: "conflicting Content-Length values")
             }
             guard !firstPart.isEmpty, firstPart.utf8.count <= 15,
-                  firstPart.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let length = Int(firstPart)
+                firstPart.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let length = Int(firstPart)
             else { throw .protocolViolation(reason: "invalid Content-Length") }
             guard length <= limits.maxBodyBytes else {
                 throw .protocolViolation(reason: "body larger than \(limits.maxBodyBytes) bytes (Content-Length \(length))")

@@ -15,8 +15,10 @@ public struct HTTPRequest: Sendable {
     public var timeout: Double
 
     /// Makes a request. `timeout` bounds connect, handshake, send and receive together.
-    public init(method: String = "GET", url: HTTPURL, headers: [(name: String, value: String)] = [],
-                body: [UInt8] = [], maxRedirects: Int = 0, timeout: Double = 30) {
+    public init(
+        method: String = "GET", url: HTTPURL, headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [], maxRedirects: Int = 0, timeout: Double = 30
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -28,10 +30,11 @@ public struct HTTPRequest: Sendable {
     /// True when `method` is an RFC 9110 §5.6.2 token (`tchar`s: letters, digits and
     /// ``!#$%&'*+-.^_`|~``), the only form a request line and a DPoP `htm` can carry alike.
     public static func isValidMethod(_ method: String) -> Bool {
-        !method.isEmpty && method.utf8.allSatisfy { c in
-            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
-                || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
-        }
+        !method.isEmpty
+            && method.utf8.allSatisfy { c in
+                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
+                    || Array("!#$%&'*+-.^_`|~".utf8).contains(c)
+            }
     }
 }
 

@@ -128,7 +128,9 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
                 port = try parsePort(authority[(c + 1)...], string)
             }
             // A DNS name or IPv4 literal: letters, digits, `-`, `.` (and `_`, which some hosts use).
-            guard hostBytes.allSatisfy({ isAlphaNumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") })
+            guard
+                hostBytes.allSatisfy({ isAlphaNumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }
+                )
             else { throw .invalidURL("\(string): invalid host") }
         }
         guard !hostBytes.isEmpty else { throw .invalidURL("\(string): no host") }

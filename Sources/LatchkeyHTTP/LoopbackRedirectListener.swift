@@ -91,9 +91,12 @@ package final class LoopbackRedirectListener: Sendable {
     /// Strays get 404; a request on the path that `accepting` refuses (a forged or stale `state`)
     /// gets a short 400 and is otherwise ignored, so any local user who finds the port cannot end
     /// the sign-in. Throws `.timedOut` after `timeout` seconds and `.cancelled` if the task is cancelled.
-    public func waitForRedirect(path: String = "/callback", timeout: Double,
-                                accepting: @escaping @Sendable ([(String, String)]) -> Bool = { _ in true })
-        async throws -> [(String, String)] {
+    public func waitForRedirect(
+        path: String = "/callback", timeout: Double,
+        accepting: @escaping @Sendable ([(String, String)]) -> Bool = { _ in true }
+    )
+        async throws -> [(String, String)]
+    {
         let fd = socketFD.withLock { $0 }
         guard fd >= 0 else { throw HTTPError.ioFailure(reason: "listener already closed") }
         let flag = CancellationFlag()
@@ -101,8 +104,9 @@ package final class LoopbackRedirectListener: Sendable {
         defer { close() }
         let parameters: [(String, String)] = try await withTaskCancellationHandler {
             try await DedicatedThread.run { () throws(HTTPError) -> [(String, String)] in
-                try Self.acceptLoop(listenFD: fd, path: path, deadline: deadline, timeout: timeout, cancellation: flag,
-                                    accepting: accepting)
+                try Self.acceptLoop(
+                    listenFD: fd, path: path, deadline: deadline, timeout: timeout, cancellation: flag,
+                    accepting: accepting)
             }
         } onCancel: {
             flag.cancel()
@@ -123,9 +127,11 @@ package final class LoopbackRedirectListener: Sendable {
 
     /// Serves connections side by side: browsers open speculative connections that never send a request,
     /// and one of those must not hold up the real redirect.
-    private static func acceptLoop(listenFD: Int32, path: String, deadline: Deadline, timeout: Double,
-                                   cancellation: CancellationFlag,
-                                   accepting: @Sendable ([(String, String)]) -> Bool) throws(HTTPError) -> [(String, String)] {
+    private static func acceptLoop(
+        listenFD: Int32, path: String, deadline: Deadline, timeout: Double,
+        cancellation: CancellationFlag,
+        accepting: @Sendable ([(String, String)]) -> Bool
+    ) throws(HTTPError) -> [(String, String)] {
         var pending: [Pending] = []
         defer { pending.forEach { $0.connection.close() } }
         while true {
@@ -176,8 +182,9 @@ package final class LoopbackRedirectListener: Sendable {
                     // Linux does not pass O_NONBLOCK on to accepted sockets; every wait must stay bounded.
                     _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                    let connection = SocketConnection(adopting: client, cancellation: cancellation,
-                                                      deadline: deadline, timeoutSeconds: timeout)
+                    let connection = SocketConnection(
+                        adopting: client, cancellation: cancellation,
+                        deadline: deadline, timeoutSeconds: timeout)
                     if pending.count >= maxPending { connection.close(); continue }
                     // Each connection gets at most 5 s (never past the overall deadline) to send its request.
                     pending.append(Pending(connection: connection, expires: deadline.earlier(Deadline(secondsFromNow: 5))))
@@ -201,16 +208,20 @@ package final class LoopbackRedirectListener: Sendable {
         if let q = target.firstIndex(of: "?") {
             query = String(target[target.index(after: q)...].prefix { $0 != "#" })
         }
-        return ("200 OK", """
+        return (
+            "200 OK",
+            """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>Latchkey</title></head>
             <body><p>Sign-in response received. You can close this window and return to the terminal.</p></body></html>
-            """, query)
+            """, query
+        )
     }
 
     private static func respond(_ connection: SocketConnection, status: String, page: String?) throws(HTTPError) {
         let body = Array((page ?? status).utf8)
         let type = page == nil ? "text/plain" : "text/html"
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
         try connection.sendAll(Array(head.utf8) + body)
     }

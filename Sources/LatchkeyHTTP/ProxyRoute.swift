@@ -12,11 +12,16 @@ public enum ProxyRoute: Sendable, Equatable {
     /// The route the environment names. The lowercase variables win over the uppercase ones, as in curl.
     public static func fromEnvironment(_ environment: [String: String]) -> ProxyRoute {
         let variable: String
-        if ProxySettings.nonEmpty(environment["https_proxy"]) != nil { variable = "https_proxy" }
-        else if ProxySettings.nonEmpty(environment["HTTPS_PROXY"]) != nil { variable = "HTTPS_PROXY" }
-        else { return .direct }
-        let noProxy = ProxySettings.parse(noProxy: ProxySettings.nonEmpty(environment["no_proxy"])
-                                          ?? ProxySettings.nonEmpty(environment["NO_PROXY"]) ?? "")
+        if ProxySettings.nonEmpty(environment["https_proxy"]) != nil {
+            variable = "https_proxy"
+        } else if ProxySettings.nonEmpty(environment["HTTPS_PROXY"]) != nil {
+            variable = "HTTPS_PROXY"
+        } else {
+            return .direct
+        }
+        let noProxy = ProxySettings.parse(
+            noProxy: ProxySettings.nonEmpty(environment["no_proxy"])
+                ?? ProxySettings.nonEmpty(environment["NO_PROXY"]) ?? "")
         do {
             var proxy = try ProxySettings.validated(proxyURL: environment[variable] ?? "")
             proxy.noProxy = noProxy

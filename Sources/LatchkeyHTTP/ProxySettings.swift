@@ -44,7 +44,8 @@ public struct ProxySettings: Sendable, Equatable {
         if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
             let scheme = rest[..<colon]
             guard let first = scheme.first, first.isASCII, first.isLetter,
-                  scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+                scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            else {
                 throw .malformedScheme
             }
             guard scheme.lowercased() == "http" else { throw .unsupportedScheme(scheme.lowercased()) }
@@ -76,7 +77,9 @@ public struct ProxySettings: Sendable, Equatable {
             if after.hasPrefix(":") {
                 guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw .invalidPort }
                 port = p
-            } else if !after.isEmpty { throw .invalidHost }
+            } else if !after.isEmpty {
+                throw .invalidHost
+            }
         } else {
             if let colon = rest.lastIndex(of: ":") {
                 host = rest[..<colon]

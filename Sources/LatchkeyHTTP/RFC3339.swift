@@ -30,12 +30,13 @@ package enum RFC3339 {
             return value
         }
         guard let year = number(0, 4), b[4] == 0x2D, let month = number(5, 2), b[7] == 0x2D, let day = number(8, 2),
-              [0x54, 0x74, 0x20].contains(b[10]),
-              let hour = number(11, 2), b[13] == 0x3A, let minute = number(14, 2), b[16] == 0x3A,
-              let second = number(17, 2)
+            [0x54, 0x74, 0x20].contains(b[10]),
+            let hour = number(11, 2), b[13] == 0x3A, let minute = number(14, 2), b[16] == 0x3A,
+            let second = number(17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         var index = 19
         var fraction = 0.0
         if index < b.count && b[index] == 0x2E {
@@ -55,7 +56,8 @@ package enum RFC3339 {
             index += 1
         } else if b[index] == 0x2B || b[index] == 0x2D {
             guard let oh = number(index + 1, 2), index + 3 < b.count, b[index + 3] == 0x3A,
-                  let om = number(index + 4, 2), oh <= 23, om <= 59 else { return nil }
+                let om = number(index + 4, 2), oh <= 23, om <= 59
+            else { return nil }
             offsetSeconds = (oh * 3600 + om * 60) * (b[index] == 0x2D ? -1 : 1)
             index += 6
         } else {

@@ -35,9 +35,11 @@ final class SocketConnection {
 
     /// Resolves `host` and connects to the first address that answers before `connectDeadline`.
     /// With `loopbackOnly`, addresses outside 127.0.0.0/8 and ::1 are ignored (plain-HTTP rule).
-    static func connect(host: String, port: Int, connectDeadline: Deadline, connectTimeout: Double,
-                        deadline: Deadline, timeout: Double, loopbackOnly: Bool,
-                        cancellation: CancellationFlag) throws(HTTPError) -> SocketConnection {
+    static func connect(
+        host: String, port: Int, connectDeadline: Deadline, connectTimeout: Double,
+        deadline: Deadline, timeout: Double, loopbackOnly: Bool,
+        cancellation: CancellationFlag
+    ) throws(HTTPError) -> SocketConnection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -58,10 +60,12 @@ final class SocketConnection {
                 continue
             }
             if cancellation.isCancelled { throw .cancelled }
-            let fd = socket(ai.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(
+                ai.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             if fd < 0 { lastError = errnoText(); continue }
-            let conn = SocketConnection(fd: fd, cancellation: cancellation, deadline: connectDeadline,
-                                        timeoutSeconds: connectTimeout)
+            let conn = SocketConnection(
+                fd: fd, cancellation: cancellation, deadline: connectDeadline,
+                timeoutSeconds: connectTimeout)
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             if Glibc.connect(fd, addr, ai.pointee.ai_addrlen) != 0 {
@@ -91,7 +95,7 @@ final class SocketConnection {
                 if errno == EINTR { continue }
                 throw .ioFailure(reason: "poll: \(errnoText())")
             }
-            if rc > 0 { return }   // ready, or an error/hangup that the next call will report
+            if rc > 0 { return }  // ready, or an error/hangup that the next call will report
         }
     }
 

@@ -84,8 +84,10 @@ public struct TLSClientIdentity: Sendable, CustomStringConvertible {
         var next: UnsafeMutablePointer<mbedtls_x509_crt>? = leaf
         while let crt = next, crt.pointee.version != 0 { count += 1; next = crt.pointee.next }
 
-        self.certificateThumbprintSHA256 = HashAlgorithm.sha256.hash(UnsafeBufferPointer(start: leaf.pointee.raw.p,
-                                                                                       count: leaf.pointee.raw.len))
+        self.certificateThumbprintSHA256 = HashAlgorithm.sha256.hash(
+            UnsafeBufferPointer(
+                start: leaf.pointee.raw.p,
+                count: leaf.pointee.raw.len))
         self.subject = Self.subjectText(leaf)
         self.notBefore = notBefore
         self.notAfter = notAfter

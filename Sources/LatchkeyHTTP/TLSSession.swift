@@ -1,6 +1,6 @@
 internal import CMbedTLS
-import LatchkeyCrypto
 import Glibc
+import LatchkeyCrypto
 
 /// One TLS client session over a `SocketConnection`: TLS 1.3 or 1.2 (1.2 only with mbedTLS 2.28), certificate
 /// chain and host name verified (VERIFY_REQUIRED; an IP-address host only by an iPAddress SAN), SNI sent,
@@ -34,8 +34,10 @@ final class TLSSession {
     /// certificate, which follows our Finished) is accepted.
     private var receivedData = false
 
-    init(socket: SocketConnection, host: String, caChain: CACertificateChain,
-         clientIdentity: TLSClientIdentity? = nil) throws(HTTPError) {
+    init(
+        socket: SocketConnection, host: String, caChain: CACertificateChain,
+        clientIdentity: TLSClientIdentity? = nil
+    ) throws(HTTPError) {
         self.socket = socket
         self.caChain = caChain
         self.clientIdentity = clientIdentity
@@ -51,8 +53,9 @@ final class TLSSession {
         let personalization = Array("latchkey-tls".utf8)
         var rc = mbedtls_ctr_drbg_seed(drbg, mbedtls_entropy_func, entropy, personalization, personalization.count)
         guard rc == 0 else { throw .tlsFailure(reason: "cannot seed the TLS RNG: \(MbedTLSError.text(rc))") }
-        rc = mbedtls_ssl_config_defaults(config, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                         MBEDTLS_SSL_PRESET_DEFAULT)
+        rc = mbedtls_ssl_config_defaults(
+            config, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+            MBEDTLS_SSL_PRESET_DEFAULT)
         guard rc == 0 else { throw .tlsFailure(reason: "TLS configuration failed: \(MbedTLSError.text(rc))") }
         // TLS 1.2 minimum (Debian's 2.28 also enables 1.0/1.1), 1.3 maximum where the library has it.
         latchkey_ssl_conf_versions(config)
@@ -159,7 +162,8 @@ final class TLSSession {
             }
             if rc == MBEDTLS_ERR_SSL_CONN_EOF || rc == MBEDTLS_ERR_NET_CONN_RESET {
                 if certificateRequested { throw .tlsFailure(reason: clientCertificateVerdict("the server closed the connection")) }
-                throw .tlsFailure(reason: "the server closed the connection during the handshake (often: it accepts none of \(Self.offeredVersions))")
+                throw .tlsFailure(
+                    reason: "the server closed the connection during the handshake (often: it accepts none of \(Self.offeredVersions))")
             }
             throw .tlsFailure(reason: "handshake failed: \(MbedTLSError.text(rc))")
         }
@@ -288,7 +292,7 @@ enum TLSVerifyFlags {
             (MBEDTLS_X509_BADCERT_EXT_KEY_USAGE, "extended key usage does not allow TLS server authentication"),
             (MBEDTLS_X509_BADCERT_BAD_MD, "signed with an unacceptable hash"),
             (MBEDTLS_X509_BADCERT_BAD_PK, "signed with an unacceptable key type"),
-            (MBEDTLS_X509_BADCERT_BAD_KEY, "signed with an unacceptable key (too short or bad curve)"),
+            (MBEDTLS_X509_BADCERT_BAD_KEY, "signed with an unacceptable key (too short or bad curve)")
         ]
         for (bit, text) in table where flags & UInt32(bitPattern: bit) != 0 { reasons.append(text) }
         if reasons.isEmpty { reasons.append("certificate verification failed (flags 0x\(String(flags, radix: 16)))") }

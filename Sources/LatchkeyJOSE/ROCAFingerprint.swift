@@ -4,8 +4,10 @@
 /// probability.
 enum ROCAFingerprint {
     /// Small primes dividing M for every key size the generator produced.
-    static let primes: [Int] = [3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83,
-                                89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167]
+    static let primes: [Int] = [
+        3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83,
+        89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167
+    ]
 
     /// True when `modulus` (big-endian) has the fingerprint.
     static func matches(modulus: [UInt8]) -> Bool {

@@ -27,8 +27,10 @@ public struct QRCode: Sendable {
     /// Encodes `payload` in byte mode at `level`, using the smallest version up to `maxVersion`.
     /// `maxVersion` is clamped to 1…40. With `forcedMask` the penalty search is skipped (tests use
     /// it to check every mask).
-    public init(bytes payload: [UInt8], level: QRErrorCorrectionLevel = .medium, maxVersion: Int = 40,
-         forcedMask: QRMask? = nil) throws(EncodingError) {
+    public init(
+        bytes payload: [UInt8], level: QRErrorCorrectionLevel = .medium, maxVersion: Int = 40,
+        forcedMask: QRMask? = nil
+    ) throws(EncodingError) {
         let maxVersion = min(max(maxVersion, 1), 40)
         guard let version = (1...maxVersion).lazy.map(QRVersion.init).first(where: { $0.byteCapacity(level) >= payload.count })
         else {

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import Synchronization
 
 /// An `HTTPTransport` that answers from a script instead of the network, and records every

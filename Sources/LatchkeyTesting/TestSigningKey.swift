@@ -33,7 +33,8 @@ public struct TestSigningKey: Sendable {
     public func sign(_ claims: JSONObject, alg: String = "ES256", kid: String? = nil) throws -> String {
         var header = signer.protectedHeader(type: "JWT", keyReference: .keyID(kid ?? self.kid))
         header["alg"] = .string(alg)
-        let input = Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "."
+        let input =
+            Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "."
             + Base64URL.encode(Array(JSONValue.object(claims).jsonText.utf8))
         return input + "." + Base64URL.encode(try signer.signature(for: Array(input.utf8)))
     }

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import Synchronization
 
 /// A `TimeSource` under the test's control: time moves only when the test calls `advance(_:)` or

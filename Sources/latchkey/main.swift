@@ -5,9 +5,9 @@ import Glibc
 TerminationSignals.blockInCurrentThread()
 
 #if os(Linux)
-// Before any task: tasks run on latchkey's own threads, never on libdispatch's worker pools, whose
-// monitor needs /proc (WorkerPoolExecutor).
-LatchkeyExecutorFactory.install()
+    // Before any task: tasks run on latchkey's own threads, never on libdispatch's worker pools, whose
+    // monitor needs /proc (WorkerPoolExecutor).
+    LatchkeyExecutorFactory.install()
 #endif
 
 // Not `async` main: see CompletionLatch. The `token` hot path finishes on this thread without

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import latchkey
 
 @Suite("Argument parser")
@@ -146,8 +147,10 @@ struct ArgumentParserTests {
 struct GlobalOptionsTests {
     @Test func environmentSuppliesDefaults() throws {
         let parsed = try ArgumentParser().parse(["status"])
-        let env = ProcessEnvironment.fixed(["LATCHKEY_PROFILE": "ci", "LATCHKEY_STATE_DIR": "/tmp/s",
-                                            "SSL_CERT_FILE": "/etc/ssl/b.pem"])
+        let env = ProcessEnvironment.fixed([
+            "LATCHKEY_PROFILE": "ci", "LATCHKEY_STATE_DIR": "/tmp/s",
+            "SSL_CERT_FILE": "/etc/ssl/b.pem"
+        ])
         let globals = try GlobalOptions(parsed, environment: env)
         #expect(globals.profile == "ci")
         #expect(globals.stateDirectoryOverride == "/tmp/s")
@@ -156,8 +159,10 @@ struct GlobalOptionsTests {
 
     @Test func optionsBeatEnvironment() throws {
         let parsed = try ArgumentParser().parse(["status", "--profile", "p", "--ca-file", "/a.pem", "--state-dir", "/d"])
-        let env = ProcessEnvironment.fixed(["LATCHKEY_PROFILE": "ci", "LATCHKEY_CA_FILE": "/b.pem",
-                                            "SSL_CERT_FILE": "/c.pem", "LATCHKEY_STATE_DIR": "/e"])
+        let env = ProcessEnvironment.fixed([
+            "LATCHKEY_PROFILE": "ci", "LATCHKEY_CA_FILE": "/b.pem",
+            "SSL_CERT_FILE": "/c.pem", "LATCHKEY_STATE_DIR": "/e"
+        ])
         let globals = try GlobalOptions(parsed, environment: env)
         #expect(globals.profile == "p")
         #expect(globals.caFile == "/a.pem")

@@ -20,9 +20,11 @@ struct BearerOnlyOutputProcessTests {
         try withScriptedIdP("dpop", ["--approve-after", "1"]) { idp, cli in
             try FetchProcessTests.login(cli, idp)
             #expect(try cli.run(["status"]).stdoutText.contains("token binding: dpop"))
-            for arguments in [["token", "--format", "exec-credential"], ["token", "--format", "header"],
-                              ["token", "--format", "exec-credential", "--force-refresh"],
-                              ["token", "--format", "header", "--force-refresh"]] {
+            for arguments in [
+                ["token", "--format", "exec-credential"], ["token", "--format", "header"],
+                ["token", "--format", "exec-credential", "--force-refresh"],
+                ["token", "--format", "header", "--force-refresh"]
+            ] {
                 let r = try cli.run(arguments)
                 #expect(r.exitCode == 2 && r.stdout.isEmpty, "\(arguments): \(r)")
                 expectErrorLines(r)
@@ -42,10 +44,13 @@ struct BearerOnlyOutputProcessTests {
     /// The exact command names the profile, so it can be pasted as it is.
     @Test func credentialGetNamesTheProfileInItsFix() throws {
         try withScriptedIdP("dpop", ["--approve-after", "1"]) { idp, cli in
-            let login = try cli.run(["--profile", "forge", "login", "--json", "--issuer", idp.issuer, "--client-id", "c", "--dpop", "auto",
-                                     "--credential-host", "127.0.0.1:\(idp.port)"])
+            let login = try cli.run([
+                "--profile", "forge", "login", "--json", "--issuer", idp.issuer, "--client-id", "c", "--dpop", "auto",
+                "--credential-host", "127.0.0.1:\(idp.port)"
+            ])
             #expect(login.exitCode == 0, "\(login)")
-            let get = try cli.run(["--profile", "forge", "credential", "get"], stdin: Array("protocol=https\nhost=127.0.0.1:\(idp.port)\n\n".utf8))
+            let get = try cli.run(
+                ["--profile", "forge", "credential", "get"], stdin: Array("protocol=https\nhost=127.0.0.1:\(idp.port)\n\n".utf8))
             #expect(get.exitCode == 0 && get.stdout.isEmpty, "\(get)")
             #expect(get.stderrText.contains("`latchkey --profile forge login --dpop never`"), "\(get.stderrText)")
         }
@@ -68,11 +73,14 @@ struct BearerOnlyOutputProcessTests {
             let again = try cli.run(["--profile", "forge", "login", "--credential-host", host])
             #expect(again.exitCode == 0 && !again.stderrText.contains("note:"), "\(again)")
 
-            let json = try cli.run(["--profile", "forge-json", "login", "--json", "--issuer", idp.issuer, "--client-id", "c",
-                                    "--credential-host", host])
+            let json = try cli.run([
+                "--profile", "forge-json", "login", "--json", "--issuer", idp.issuer, "--client-id", "c",
+                "--credential-host", host
+            ])
             #expect(json.exitCode == 0 && json.stderrText.isEmpty, "\(json)")
             let events = try json.stdoutLines.map { try JSONParser().parseObject(Array($0.utf8)) }
-            let note = try #require(events.first { $0["event"] == "warning" && $0["code"] == "credential_host_bearer" }, "\(json.stdoutText)")
+            let note = try #require(
+                events.first { $0["event"] == "warning" && $0["code"] == "credential_host_bearer" }, "\(json.stdoutText)")
             #expect(note["message"]?.stringValue?.contains("--dpop never") == true)
             #expect(events.last?["token_binding"] == "none")
         }
@@ -88,8 +96,9 @@ struct BearerOnlyOutputProcessTests {
     /// DPoP-bound session and for a Bearer one.
     @Test func theReadmeCurlExampleWorksAtEveryProvider() throws {
         let readme = FileText.read(PackagePaths.root() + "/README.md") ?? ""
-        let example = try #require(readme.split(separator: "\n").first { $0.contains("curl ") && $0.contains("latchkey token") },
-                                   "README has no curl example")
+        let example = try #require(
+            readme.split(separator: "\n").first { $0.contains("curl ") && $0.contains("latchkey token") },
+            "README has no curl example")
         _ = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil, "curl is not installed")
         for scenario in ["dpop", "ok"] {
             try withScriptedIdP(scenario, ["--approve-after", "1"]) { idp, cli in

@@ -24,9 +24,13 @@ struct CAFileProcessTests {
                 pki.remove()
                 throw try Requirement.missing("make_certs.sh failed (openssl?): \(made.stderrText.suffix(300))")
             }
-            process = try ChildProcess.spawn("/usr/bin/python3", [PackagePaths.harness() + "/http/test_server.py",
-                                             "--cert", pki.path + "/localhost.pem", "--key", pki.path + "/localhost.key"],
-                                             environment: HostEnvironment.current, stdin: .pipe)  // it exits at end of stdin
+            process = try ChildProcess.spawn(
+                "/usr/bin/python3",
+                [
+                    PackagePaths.harness() + "/http/test_server.py",
+                    "--cert", pki.path + "/localhost.pem", "--key", pki.path + "/localhost.key"
+                ],
+                environment: HostEnvironment.current, stdin: .pipe)  // it exits at end of stdin
             guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
                 process.terminate()
                 pki.remove()
@@ -67,16 +71,20 @@ struct CAFileProcessTests {
     @Test func aLaterFlagOrVariableWins() throws {
         try Self.signedIn { _, cli, server in
             let other = server.otherCAFile
-            for (arguments, environment) in [(["--ca-file", other], [String: String]()), ([], ["LATCHKEY_CA_FILE": other]),
-                                             ([], ["SSL_CERT_FILE": other])] {
-                let runner = try LatchkeyCommand(stateDirectory: cli.stateDirectory,
-                                                 extraEnvironment: cli.environment.merging(environment) { $1 })
+            for (arguments, environment) in [
+                (["--ca-file", other], [String: String]()), ([], ["LATCHKEY_CA_FILE": other]),
+                ([], ["SSL_CERT_FILE": other])
+            ] {
+                let runner = try LatchkeyCommand(
+                    stateDirectory: cli.stateDirectory,
+                    extraEnvironment: cli.environment.merging(environment) { $1 })
                 let result = try runner.run(arguments + ["fetch", server.url("/echo")])
                 #expect(result.exitCode == 6, "\(arguments) \(environment): \(result) \(result.stderrText)")
             }
             // And the flag given later with the right CA works while the variable names the wrong one.
-            let runner = try LatchkeyCommand(stateDirectory: cli.stateDirectory,
-                                             extraEnvironment: cli.environment.merging(["LATCHKEY_CA_FILE": other]) { $1 })
+            let runner = try LatchkeyCommand(
+                stateDirectory: cli.stateDirectory,
+                extraEnvironment: cli.environment.merging(["LATCHKEY_CA_FILE": other]) { $1 })
             #expect(try runner.run(["--ca-file", server.caFile, "fetch", server.url("/echo")]).exitCode == 0)
         }
     }
@@ -91,10 +99,11 @@ struct CAFileProcessTests {
                 (["--ca-file", missing], [String: String](), "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
                 (["--ca-file", dir.path], [:], "latchkey: cannot read the CA bundle \(dir.path): Is a directory (errno 21)"),
                 ([], ["LATCHKEY_CA_FILE": missing], "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
-                ([], ["SSL_CERT_FILE": missing], "latchkey: cannot read the CA bundle \(missing): no such file or directory"),
+                ([], ["SSL_CERT_FILE": missing], "latchkey: cannot read the CA bundle \(missing): no such file or directory")
             ] {
-                let runner = try LatchkeyCommand(stateDirectory: cli.stateDirectory,
-                                                 extraEnvironment: cli.environment.merging(environment) { $1 })
+                let runner = try LatchkeyCommand(
+                    stateDirectory: cli.stateDirectory,
+                    extraEnvironment: cli.environment.merging(environment) { $1 })
                 let result = try runner.run(arguments + ["discover", "--issuer", issuer])
                 #expect(result.exitCode == 2, "\(arguments) \(environment): \(result) \(result.stderrText)")
                 #expect(result.stderrText.split(separator: "\n").first.map(String.init) == line, "\(result.stderrText)")
@@ -111,7 +120,8 @@ struct CAFileProcessTests {
             #expect(unlink(server.caFile) == 0)
             let result = try cli.run(["fetch", server.url("/echo")])
             #expect(result.exitCode == 2, "\(result) \(result.stderrText)")
-            #expect(result.stderrText.split(separator: "\n").first.map(String.init)
+            #expect(
+                result.stderrText.split(separator: "\n").first.map(String.init)
                     == "latchkey: cannot read the CA bundle \(server.caFile): no such file or directory", "\(result.stderrText)")
         }
     }

@@ -18,8 +18,11 @@ struct CIBAProcessTests {
     }
 
     func login(_ cli: LatchkeyCommand, _ idp: ScriptedIdP, _ extra: [String] = []) throws -> ProcessResult {
-        try cli.run(["login", "--json", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "kiosk-7",
-                     "--login-hint", Self.hint] + extra, timeout: .seconds(60))
+        try cli.run(
+            [
+                "login", "--json", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "kiosk-7",
+                "--login-hint", Self.hint
+            ] + extra, timeout: .seconds(60))
     }
 
     /// The server's log, one object per request.
@@ -60,12 +63,16 @@ struct CIBAProcessTests {
 
     @Test func humanOutputNamesWhoIsAskedTheMessageAndTheDeadline() throws {
         try ciba("ciba", ["--approve-after", "1"]) { idp, cli in
-            let result = try cli.run(["login", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "kiosk-7",
-                                      "--login-hint", "alice@example.com", "--binding-message", "Kiosk 7"], timeout: .seconds(60))
+            let result = try cli.run(
+                [
+                    "login", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "kiosk-7",
+                    "--login-hint", "alice@example.com", "--binding-message", "Kiosk 7"
+                ], timeout: .seconds(60))
             #expect(result.exitCode == 0, "\(result)")
             #expect(result.stdout.isEmpty)
             let text = result.stderrText
-            #expect(text.contains("Asking alice@example.com to approve this sign-in on their own device (signing in to 127.0.0.1)"), "\(text)")
+            #expect(
+                text.contains("Asking alice@example.com to approve this sign-in on their own device (signing in to 127.0.0.1)"), "\(text)")
             #expect(text.contains("Kiosk 7") && text.contains("The request expires at "), "\(text)")
         }
     }
@@ -101,9 +108,11 @@ struct CIBAProcessTests {
         }
     }
 
-    @Test(arguments: [("ciba-denied", Int32(4), "access_denied"), ("ciba-expired-then-invalid-grant", 5, "expired_token"),
-                      ("ciba-auth-req-id-swap", 8, "verification_failed"), ("ciba-ping-push-only", 7, "protocol_violation"),
-                      ("ciba-unknown-user", 7, "unknown_user_id")])
+    @Test(arguments: [
+        ("ciba-denied", Int32(4), "access_denied"), ("ciba-expired-then-invalid-grant", 5, "expired_token"),
+        ("ciba-auth-req-id-swap", 8, "verification_failed"), ("ciba-ping-push-only", 7, "protocol_violation"),
+        ("ciba-unknown-user", 7, "unknown_user_id")
+    ])
     func endingsGiveTheContractExitCode(scenario: String, exitCode: Int32, error: String) throws {
         try ciba(scenario, ["--approve-after", "1"]) { idp, cli in
             let result = try login(cli, idp)
@@ -129,8 +138,10 @@ struct CIBAProcessTests {
 
     @Test func interruptWhilePollingExits130() throws {
         try ciba("ciba", ["--approve-after", "1000"]) { idp, cli in
-            let child = try cli.start(["login", "--json", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "k",
-                                       "--login-hint", Self.hint])
+            let child = try cli.start([
+                "login", "--json", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "k",
+                "--login-hint", Self.hint
+            ])
             #expect(child.nextLine(timeout: .seconds(30))?.contains("\"backchannel\"") == true)
             _ = child.nextLine(timeout: .seconds(10))
             child.send(signal: SIGINT)
@@ -143,7 +154,7 @@ struct CIBAProcessTests {
     @Test(arguments: [
         (["--binding-message", String(repeating: "x", count: 65)], "64"),
         (["--binding-message", "two\nlines"], "control character"),
-        (["--binding-message", "bell\u{7}"], "control character"),
+        (["--binding-message", "bell\u{7}"], "control character")
     ])
     func bindingMessageRulesAreUsageErrors(extra: [String], says: String) throws {
         try ciba("ciba") { idp, cli in
@@ -160,8 +171,10 @@ struct CIBAProcessTests {
             #expect(noHint.exitCode == 2 && noHint.stderrText.contains("--login-hint"), "\(noHint)")
             let hintElsewhere = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "k", "--login-hint", "a"])
             #expect(hintElsewhere.exitCode == 2 && hintElsewhere.stderrText.contains("--flow ciba"), "\(hintElsewhere)")
-            let qr = try cli.run(["login", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "k", "--login-hint", "a",
-                                  "--qr-file", "/tmp/x.png"])
+            let qr = try cli.run([
+                "login", "--flow", "ciba", "--issuer", idp.issuer, "--client-id", "k", "--login-hint", "a",
+                "--qr-file", "/tmp/x.png"
+            ])
             #expect(qr.exitCode == 2 && qr.stderrText.contains("--qr-file"), "\(qr)")
         }
         try withScriptedIdP("ciba") { idp, cli in

@@ -2,6 +2,7 @@ import Glibc
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// Runs the built binary in a fresh state directory.
@@ -13,8 +14,10 @@ func withCLI(_ extraEnvironment: [String: String] = [:], _ body: (LatchkeyComman
 }
 
 /// Runs `body` against a scripted IdP playing `scenario` (1 s poll interval) with a fresh CLI state.
-func withScriptedIdP(_ scenario: String, _ arguments: [String] = [],
-                     _ body: (ScriptedIdP, LatchkeyCommand) throws -> Void) throws {
+func withScriptedIdP(
+    _ scenario: String, _ arguments: [String] = [],
+    _ body: (ScriptedIdP, LatchkeyCommand) throws -> Void
+) throws {
     let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1"] + arguments)
     defer { idp.stop() }
     try withCLI { cli, _ in try body(idp, cli) }
@@ -37,7 +40,8 @@ struct CLIUsageProcessTests {
             // The shipped binary links Debian 13's mbedTLS 3.6 (device/build-static.sh); a debug build on
             // Debian 12 links the system 2.28. LATCHKEY_EXPECT_MBEDTLS pins which one (e.g. "3.6.").
             let expected = HostEnvironment.current["LATCHKEY_EXPECT_MBEDTLS"].map { [$0] } ?? ["2.28.", "3.6."]
-            #expect(text.hasPrefix("latchkey ") && expected.contains { text.contains(" (mbedTLS \($0)") } && text.hasSuffix(")\n"), "\(text)")
+            #expect(
+                text.hasPrefix("latchkey ") && expected.contains { text.contains(" (mbedTLS \($0)") } && text.hasSuffix(")\n"), "\(text)")
             let version = text.dropFirst("latchkey ".count).prefix { $0 != " " }
             #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil })
         }
@@ -77,7 +81,7 @@ struct CLIUsageProcessTests {
         ["verify", "--jwks", "j", "--at", "yesterday", "t"], ["discover"], ["login"], ["login", "--issuer", "https://i"],
         ["login", "--issuer", "https://i", "--client-id", "c", "--flow", "carrier-pigeon"],
         ["login", "--issuer", "https://i", "--client-id", "c", "--auth-method", "client_secret_basic"],
-        ["--profile", "../etc", "status"], ["token", "extra-argument"], ["-v", "-q", "status"],
+        ["--profile", "../etc", "status"], ["token", "extra-argument"], ["-v", "-q", "status"]
     ])
     func usageErrorsExitTwo(arguments: [String]) throws {
         try withCLI { cli, _ in
@@ -109,8 +113,10 @@ struct CLIUsageProcessTests {
 
 @Suite("latchkey binary: not signed in")
 struct CLINotSignedInProcessTests {
-    @Test(arguments: [["token"], ["token", "--format", "exec-credential"], ["id-token"], ["claims"], ["whoami"],
-                      ["status"], ["refresh"]])
+    @Test(arguments: [
+        ["token"], ["token", "--format", "exec-credential"], ["id-token"], ["claims"], ["whoami"],
+        ["status"], ["refresh"]
+    ])
     func exitsThree(arguments: [String]) throws {
         try withCLI { cli, _ in
             let result = try cli.run(arguments)

@@ -1,6 +1,7 @@
 import Glibc
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// The man page and the three completion scripts come from `CommandCatalog` (issue 25): every
@@ -46,11 +47,12 @@ struct CatalogOutputsTests {
             if case .choices(let choices) = spec.valueKind {
                 // The whole set, as each shell lists the values it offers.
                 let list = choices.joined(separator: " ")
-                let offered = switch shell {
-                case .bash: "compgen -W '\(list)'"
-                case .zsh: "(" + choices.map { $0.hasSuffix(":") ? $0.dropLast() + "\\:" : $0 }.joined(separator: " ") + ")'"
-                case .fish: "-x -a '\(list)'"
-                }
+                let offered =
+                    switch shell {
+                    case .bash: "compgen -W '\(list)'"
+                    case .zsh: "(" + choices.map { $0.hasSuffix(":") ? $0.dropLast() + "\\:" : $0 }.joined(separator: " ") + ")'"
+                    case .fish: "-x -a '\(list)'"
+                    }
                 #expect(script.contains(offered), "\(spec.key): \(offered)")
             }
         }
@@ -71,8 +73,12 @@ struct CatalogOutputsTests {
         func kind(_ command: CommandSpec, _ key: String) -> OptionValueKind? { command.options.first { $0.key == key }?.valueKind }
         #expect(kind(CommandCatalog.login, "flow") == .choices(["device", "browser", "paste", "ciba", "client-credentials"]))
         #expect(kind(CommandCatalog.login, "dpop") == .choices(["auto", "always", "never"]))
-        #expect(kind(CommandCatalog.login, "auth-method") == .choices(["none", "client_secret_basic", "client_secret_post",
-                                                                    "private_key_jwt", "tls_client_auth", "self_signed_tls_client_auth"]))
+        #expect(
+            kind(CommandCatalog.login, "auth-method")
+                == .choices([
+                    "none", "client_secret_basic", "client_secret_post",
+                    "private_key_jwt", "tls_client_auth", "self_signed_tls_client_auth"
+                ]))
         #expect(kind(CommandCatalog.login, "key-source") == .choices(["machine", "passphrase", "credential", "file:"]))
         #expect(kind(CommandCatalog.login, "client-assertion-alg") == .text)
         #expect(kind(CommandCatalog.login, "qr-file") == .file)
@@ -104,7 +110,7 @@ struct CatalogOutputsTests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let checks: [(CompletionShell, String, String, [String])] = [
-            (.bash, "/bin/bash", "bash", ["-n"]), (.zsh, "/usr/bin/zsh", "zsh", ["-n"]), (.fish, "/usr/bin/fish", "fish", ["--no-execute"]),
+            (.bash, "/bin/bash", "bash", ["-n"]), (.zsh, "/usr/bin/zsh", "zsh", ["-n"]), (.fish, "/usr/bin/fish", "fish", ["--no-execute"])
         ]
         for (shell, path, package, flags) in checks {
             let shellPath = try tool(path, package: package)
@@ -120,8 +126,9 @@ struct CatalogOutputsTests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         #expect(FileText.write(ManPage.page(version: ToolVersion.number), to: dir.path + "/latchkey.1"))
-        let result = try ProcessRunner.run(man, ["--warnings", "-l", dir.path + "/latchkey.1"],
-                                           environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
+        let result = try ProcessRunner.run(
+            man, ["--warnings", "-l", dir.path + "/latchkey.1"],
+            environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
         #expect(result.exitCode == 0 && result.stderr.isEmpty, "\(result.stderrText)")
         #expect(result.stdoutText.contains("--all-profiles"), "the page renders the options")
     }
@@ -135,31 +142,33 @@ struct CatalogOutputsTests {
             for name in ["alpha", "beta"] { #expect(FileText.write("{}", to: cli.stateDirectory + "/profiles/\(name).json")) }
             #expect(FileText.write(BashCompletion.script(), to: dir.path + "/completion.bash"))
             let driver = """
-            source "$1"
-            latchkey() { "$LATCHKEY_BIN" --state-dir "$STATE" "$@"; }
-            t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); _latchkey; echo "${COMPREPLY[*]}"; }
-            t latchkey lo
-            t latchkey login --fl
-            t latchkey login --flow ''
-            t latchkey --profile x login --dpop = a
-            t latchkey status --format ''
-            t latchkey credential ''
-            t latchkey --profile ''
-            t latchkey help to
-            """
-            let result = try ProcessRunner.run(bash, ["-c", driver, "driver", dir.path + "/completion.bash"],
-                                               environment: ["PATH": "/usr/bin:/bin", "LATCHKEY_BIN": cli.binary, "STATE": cli.stateDirectory])
-            #expect(result.stdoutText == """
-            login logout
-            --flow
-            device browser paste ciba client-credentials
-            auto always
-            text openmetrics
-            get store erase
-            alpha beta
-            token
+                source "$1"
+                latchkey() { "$LATCHKEY_BIN" --state-dir "$STATE" "$@"; }
+                t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); _latchkey; echo "${COMPREPLY[*]}"; }
+                t latchkey lo
+                t latchkey login --fl
+                t latchkey login --flow ''
+                t latchkey --profile x login --dpop = a
+                t latchkey status --format ''
+                t latchkey credential ''
+                t latchkey --profile ''
+                t latchkey help to
+                """
+            let result = try ProcessRunner.run(
+                bash, ["-c", driver, "driver", dir.path + "/completion.bash"],
+                environment: ["PATH": "/usr/bin:/bin", "LATCHKEY_BIN": cli.binary, "STATE": cli.stateDirectory])
+            #expect(
+                result.stdoutText == """
+                    login logout
+                    --flow
+                    device browser paste ciba client-credentials
+                    auto always
+                    text openmetrics
+                    get store erase
+                    alpha beta
+                    token
 
-            """, "\(result)")
+                    """, "\(result)")
         }
     }
 }

@@ -2,6 +2,7 @@ import Glibc
 import Latchkey
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// `--auth-method tls_client_auth|self_signed_tls_client_auth` with `--client-cert-file` and
@@ -18,9 +19,11 @@ struct ClientCertificateOptionTests {
         let base = ["login", "--issuer", Self.issuer, "--client-id", "device-1"]
         for (extra, message) in [
             (["--auth-method", "tls_client_auth"], "needs --client-cert-file and --client-cert-key-file"),
-            (["--auth-method", "self_signed_tls_client_auth", "--client-cert-file", "/x.pem"],
-             "--client-cert-file and --client-cert-key-file go together"),
-            (["--client-cert-key-file", "/x.key"], "--client-cert-file and --client-cert-key-file go together"),
+            (
+                ["--auth-method", "self_signed_tls_client_auth", "--client-cert-file", "/x.pem"],
+                "--client-cert-file and --client-cert-key-file go together"
+            ),
+            (["--client-cert-key-file", "/x.key"], "--client-cert-file and --client-cert-key-file go together")
         ] {
             let r = try cli.run(base + extra)
             #expect(r.exitCode == 2, "\(extra): \(r) \(r.stderrText)")
@@ -33,8 +36,10 @@ struct ClientCertificateOptionTests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let cli = try LatchkeyCommand(stateDirectory: dir.path + "/state")
-        let r = try cli.run(["login", "--issuer", Self.issuer, "--client-id", "device-1", "--auth-method", "tls_client_auth",
-                             "--client-cert-file", dir.path + "/absent.pem", "--client-cert-key-file", dir.path + "/absent.key"])
+        let r = try cli.run([
+            "login", "--issuer", Self.issuer, "--client-id", "device-1", "--auth-method", "tls_client_auth",
+            "--client-cert-file", dir.path + "/absent.pem", "--client-cert-key-file", dir.path + "/absent.key"
+        ])
         #expect(r.exitCode == 9, "\(r) \(r.stderrText)")
         #expect(r.stderrText.contains("absent.pem"), "\(r.stderrText)")
     }
@@ -48,8 +53,10 @@ struct ClientCertificateOptionTests {
         #expect(FileText.write(PEMFixtures.p256PKCS8, to: key, mode: 0o644))
         chmod(certificate, 0o644)
         chmod(key, 0o644)
-        let r = try cli.run(["login", "--issuer", Self.issuer, "--client-id", "device-1", "--auth-method", "tls_client_auth",
-                             "--client-cert-file", certificate, "--client-cert-key-file", key])
+        let r = try cli.run([
+            "login", "--issuer", Self.issuer, "--client-id", "device-1", "--auth-method", "tls_client_auth",
+            "--client-cert-file", certificate, "--client-cert-key-file", key
+        ])
         #expect(r.exitCode == 9, "\(r) \(r.stderrText)")
         let first = r.stderrText.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.contains(key) && first.contains("mode 0644"), "the key is the file refused: \(first)")

@@ -16,7 +16,8 @@ struct ClockSkewProcessTests {
         let middle = line.dropFirst(prefix.count).dropLast(suffix.count)  // "600 s behind"
         let parts = middle.split(separator: " ", maxSplits: 2)
         guard parts.count == 3, let seconds = Int(parts[0]), parts[1] == "s",
-              parts[2] == "behind" || parts[2] == "ahead of" else { return nil }
+            parts[2] == "behind" || parts[2] == "ahead of"
+        else { return nil }
         return (seconds, String(parts[2]))
     }
 
@@ -28,8 +29,9 @@ struct ClockSkewProcessTests {
     }
 
     func login(_ cli: LatchkeyCommand, _ idp: ScriptedIdP, json: Bool = true) throws -> ProcessResult {
-        try cli.run(["login"] + (json ? ["--json"] : []) + ["--issuer", idp.issuer, "--client-id", "cli-test"],
-                    timeout: .seconds(60))
+        try cli.run(
+            ["login"] + (json ? ["--json"] : []) + ["--issuer", idp.issuer, "--client-id", "cli-test"],
+            timeout: .seconds(60))
     }
 
     @Test("provider 600 s ahead: login succeeds with one clock_skew warning event, and refresh verifies its ID token")
@@ -80,7 +82,8 @@ struct ClockSkewProcessTests {
             #expect(said.count == 1 && said[0].seconds >= 89_998 && said[0].direction == "behind", "\(human.stderrText)")
             let errorIndex = try #require(lines.firstIndex { $0.hasPrefix("latchkey: the local clock is ") }, "\(human.stderrText)")
             let error = lines[errorIndex]
-            #expect(error.contains(" s behind the provider's, more than 24 h: ")
+            #expect(
+                error.contains(" s behind the provider's, more than 24 h: ")
                     && error.hasSuffix("set the clock (NTP) and try again"), "\(error)")
             #expect(lines.firstIndex { $0.hasPrefix("latchkey: warning: the local clock") }! < errorIndex)
             #expect(lines.dropFirst(errorIndex + 1).first?.hasPrefix("hint: ") == true, "\(human.stderrText)")

@@ -9,13 +9,15 @@ import Testing
 @Suite("latchkey login --flow paste, and --verbose")
 struct CodeFlowProcessTests {
     @Test func pasteFlowThenVerboseRefreshIsRedacted() throws {
-        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
-                                                 "curl is not installed")
+        let curl = try Requirement.requireOrSkip(
+            access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+            "curl is not installed")
         let idp = try ScriptedIdP(scenario: "ok")
         defer { idp.stop() }
         try withCLI { cli, _ in
-            let child = try cli.start(["login", "--json", "--flow", "paste", "--issuer", idp.issuer, "--client-id", "cli-test"],
-                                      stdin: .pipe)
+            let child = try cli.start(
+                ["login", "--json", "--flow", "paste", "--issuer", idp.issuer, "--client-id", "cli-test"],
+                stdin: .pipe)
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let event = try JSONParser().parseObject(Array(first.utf8))
             #expect(event.keys == ["event", "url"] && event["event"] == "authorization_url")
@@ -51,8 +53,9 @@ struct CodeFlowProcessTests {
         try withCLI { cli, _ in
             for stdin in [[UInt8](), Array("   ".utf8)] {
                 // `--scope openid`: no offline_access warning ahead of the error line.
-                let human = try cli.run(["login", "--flow", "paste", "--scope", "openid", "--issuer", idp.issuer, "--client-id", "c"],
-                                        stdin: stdin)
+                let human = try cli.run(
+                    ["login", "--flow", "paste", "--scope", "openid", "--issuer", idp.issuer, "--client-id", "c"],
+                    stdin: stdin)
                 #expect(human.exitCode == (stdin.isEmpty ? 2 : 7), "\(human) \(human.stderrText)")
                 if stdin.isEmpty {
                     // After the address to open, the error line, then its hint.
@@ -75,11 +78,16 @@ struct CodeFlowProcessTests {
     /// unless --param prompt=… chose another; the device flow has no prompt.
     @Test func offlineAccessAsksForConsentInTheCodeFlowsOnly() throws {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
-            for (flow, extra, expected) in [("paste", [String](), ["consent"]), ("browser", [], ["consent"]),
-                                            ("paste", ["--param", "prompt=login"], ["login"]),
-                                            ("browser", ["--scope", "openid profile"], [])] {
-                let child = try cli.start(["login", "--json", "--flow", flow, "--issuer", idp.issuer, "--client-id", "c",
-                                           "--timeout", "20"] + extra, stdin: .pipe)
+            for (flow, extra, expected) in [
+                ("paste", [String](), ["consent"]), ("browser", [], ["consent"]),
+                ("paste", ["--param", "prompt=login"], ["login"]),
+                ("browser", ["--scope", "openid profile"], [])
+            ] {
+                let child = try cli.start(
+                    [
+                        "login", "--json", "--flow", flow, "--issuer", idp.issuer, "--client-id", "c",
+                        "--timeout", "20"
+                    ] + extra, stdin: .pipe)
                 defer { child.terminate() }
                 let first = try #require(child.nextLine(timeout: .seconds(30)))
                 let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
@@ -89,8 +97,9 @@ struct CodeFlowProcessTests {
             }
             let device = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "c"])
             #expect(device.exitCode == 0, "\(device)")
-            let request = try #require(idp.logLines().compactMap { try? JSONParser().parseObject(Array($0.utf8)) }
-                .first { $0["path"] == "/device_authorization" })
+            let request = try #require(
+                idp.logLines().compactMap { try? JSONParser().parseObject(Array($0.utf8)) }
+                    .first { $0["path"] == "/device_authorization" })
             #expect(request["params"]?["scope"] == "openid offline_access" && request["params"]?["prompt"] == nil, "\(request)")
         }
     }
@@ -111,8 +120,9 @@ struct CodeFlowProcessTests {
     }
 
     @Test func browserFlowThroughTheLoopbackListener() throws {
-        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
-                                                 "curl is not installed")
+        let curl = try Requirement.requireOrSkip(
+            access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+            "curl is not installed")
         let idp = try ScriptedIdP(scenario: "ok")
         defer { idp.stop() }
         try withCLI { cli, _ in
@@ -133,8 +143,9 @@ struct CodeFlowProcessTests {
         let idp = try ScriptedIdP(scenario: "ok", arguments: ["--interval", "1", "--approve-after", "1"])
         defer { idp.stop() }
         try withCLI(["LATCHKEY_PASSPHRASE": "correct horse"]) { cli, dir in
-            let login = try cli.run(["login", "--json", "--key-source", "passphrase", "--issuer", idp.issuer, "--client-id", "c"],
-                                    timeout: .seconds(60))
+            let login = try cli.run(
+                ["login", "--json", "--key-source", "passphrase", "--issuer", idp.issuer, "--client-id", "c"],
+                timeout: .seconds(60))
             #expect(login.exitCode == 0, "\(login)")
             #expect(try cli.run(["token"]).exitCode == 0)
             let status = try JSONParser().parseObject(try cli.run(["status", "--json"]).stdout)
@@ -151,8 +162,9 @@ struct CodeFlowProcessTests {
             // From a file instead of the environment.
             let file = dir.path + "/pass"
             #expect(FileText.write("correct horse\n", to: file))
-            let fromFile = try ProcessRunner.run(cli.binary, ["--state-dir", cli.stateDirectory, "token", "--passphrase-file", file],
-                                                 environment: wrong)
+            let fromFile = try ProcessRunner.run(
+                cli.binary, ["--state-dir", cli.stateDirectory, "token", "--passphrase-file", file],
+                environment: wrong)
             #expect(fromFile.exitCode == 0, "\(fromFile)")
             // The key source is fixed once the profile has tokens.
             let change = try cli.run(["login", "--key-source", "machine"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import latchkey
 
 /// The dispatch table is keyed by the catalog's specs (names written once): every command of the

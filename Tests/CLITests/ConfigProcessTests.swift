@@ -1,6 +1,6 @@
 import Glibc
-import LatchkeyJOSE
 import Latchkey
+import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
 
@@ -14,10 +14,14 @@ struct ConfigProcessTests {
     /// A PEM CA bundle on disk (the test CA of the harness is made per run; any PEM certificate will do).
     func caBundle(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.path + "/ca.pem"
-        let result = try ProcessRunner.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                                                                "-nodes", "-keyout", dir.path + "/ca.key", "-out", path,
-                                                                "-days", "1", "-subj", "/CN=config test CA"],
-                                            environment: HostEnvironment.current, stdin: nil, timeout: .seconds(30))
+        let result = try ProcessRunner.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-keyout", dir.path + "/ca.key", "-out", path,
+                "-days", "1", "-subj", "/CN=config test CA"
+            ],
+            environment: HostEnvironment.current, stdin: nil, timeout: .seconds(30))
         try #require(result.exitCode == 0, "openssl: \(result)")
         return path
     }
@@ -26,10 +30,14 @@ struct ConfigProcessTests {
         try withCLI { cli, dir in
             try StoredSessionFixture.signIn(cli)
             let ca = try caBundle(dir)
-            let values = [("ca-file", ca), ("credential-host", "git.example.com:8443"), ("credential-username", "x-access-token"),
-                          ("post-logout-redirect-uri", "https://kiosk.example.com/bye"), ("min-ttl", "120")]
-            let members = ["ca-file": "ca_file", "credential-host": "credential_host", "credential-username": "credential_username",
-                           "post-logout-redirect-uri": "post_logout_redirect_uri", "min-ttl": "min_ttl"]
+            let values = [
+                ("ca-file", ca), ("credential-host", "git.example.com:8443"), ("credential-username", "x-access-token"),
+                ("post-logout-redirect-uri", "https://kiosk.example.com/bye"), ("min-ttl", "120")
+            ]
+            let members = [
+                "ca-file": "ca_file", "credential-host": "credential_host", "credential-username": "credential_username",
+                "post-logout-redirect-uri": "post_logout_redirect_uri", "min-ttl": "min_ttl"
+            ]
             for (key, value) in values {
                 let set = try cli.run(["config", "set", key, value])
                 #expect(set.exitCode == 0 && set.stdoutText.isEmpty, "set \(key): \(set)")
@@ -78,20 +86,28 @@ struct ConfigProcessTests {
             let cases: [([String], String)] = [
                 (["config", "set", "min-ttl", "--", "-5"], "latchkey: min-ttl needs a whole number of seconds ≥ 0, got '-5'"),
                 (["config", "set", "min-ttl", "soon"], "latchkey: min-ttl needs a whole number of seconds ≥ 0, got 'soon'"),
-                (["config", "set", "credential-host", "git example.com"],
-                 "latchkey: --credential-host must be non-empty, without spaces or control characters"),
-                (["config", "set", "credential-username", ""],
-                 "latchkey: --credential-username must be non-empty, without spaces or control characters"),
-                (["config", "set", "post-logout-redirect-uri", "nowhere"],
-                 "latchkey: --post-logout-redirect-uri must be an absolute URI, got 'nowhere'"),
-                (["config", "set", "ca-file", dir.path + "/missing.pem"],
-                 "latchkey: cannot read the CA bundle \(dir.path)/missing.pem: cannot open \(dir.path)/missing.pem: no such file or directory"),
+                (
+                    ["config", "set", "credential-host", "git example.com"],
+                    "latchkey: --credential-host must be non-empty, without spaces or control characters"
+                ),
+                (
+                    ["config", "set", "credential-username", ""],
+                    "latchkey: --credential-username must be non-empty, without spaces or control characters"
+                ),
+                (
+                    ["config", "set", "post-logout-redirect-uri", "nowhere"],
+                    "latchkey: --post-logout-redirect-uri must be an absolute URI, got 'nowhere'"
+                ),
+                (
+                    ["config", "set", "ca-file", dir.path + "/missing.pem"],
+                    "latchkey: cannot read the CA bundle \(dir.path)/missing.pem: cannot open \(dir.path)/missing.pem: no such file or directory"
+                ),
                 (["config", "set", "ca-file", notPEM], "latchkey: \(notPEM) holds no PEM certificate"),
                 (["config", "set", "colour", "blue"], "latchkey: unknown setting 'colour'"),
                 (["config", "get", "issuer"], "latchkey: changing issuer needs a new login"),
                 (["config", "set", "min-ttl"], "latchkey: config set needs KEY and VALUE"),
                 (["config", "frobnicate"], "latchkey: unknown config action 'frobnicate'"),
-                (["config"], "latchkey: config needs get, set, unset or list"),
+                (["config"], "latchkey: config needs get, set, unset or list")
             ]
             for (arguments, line) in cases {
                 let r = try cli.run(arguments)
@@ -141,8 +157,10 @@ struct ConfigProcessTests {
             let request = Array("protocol=https\nhost=git.example.com\n\n".utf8)
             let silent = try cli.run(["-v", "credential", "get"], stdin: request)
             #expect(silent.exitCode == 0 && silent.stdoutText.isEmpty, "\(silent)")
-            #expect(silent.stderrText.contains("* credential get: no answer for https://git.example.com: profile 'default' answers only https://127.0.0.1:1"),
-                    "\(silent)")
+            #expect(
+                silent.stderrText.contains(
+                    "* credential get: no answer for https://git.example.com: profile 'default' answers only https://127.0.0.1:1"),
+                "\(silent)")
             #expect(try cli.run(["config", "set", "credential-host", "git.example.com"]).exitCode == 0)
             let answered = try cli.run(["credential", "get"], stdin: request)
             #expect(answered.stdoutText.contains("password=access-token-1\n"), "\(answered)")

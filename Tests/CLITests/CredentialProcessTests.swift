@@ -1,6 +1,6 @@
-import LatchkeyHTTP
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -21,10 +21,12 @@ struct CredentialProcessTests {
         metadata.tokenEndpoint = Self.dead + "/token"
         metadata.endSessionEndpoint = endSession
         let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
-                          expiresAt: now.addingTimeInterval(expiresIn), scope: "openid", idToken: "h.p.s")
-        let session = StoredSession(profile: "default", issuer: Self.dead, clientID: "cli", token: token, subject: "u",
-                                    idTokenClaimsJSON: #"{"sub":"u"}"#, metadata: metadata, createdAt: now, updatedAt: now)
+        let token = Token(
+            accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
+            expiresAt: now.addingTimeInterval(expiresIn), scope: "openid", idToken: "h.p.s")
+        let session = StoredSession(
+            profile: "default", issuer: Self.dead, clientID: "cli", token: token, subject: "u",
+            idTokenClaimsJSON: #"{"sub":"u"}"#, metadata: metadata, createdAt: now, updatedAt: now)
         try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
     }
 
@@ -39,8 +41,10 @@ struct CredentialProcessTests {
             #expect(lines.count == 3 && lines[0] == "username=oauth2" && lines[1] == "password=access-token-1", "\(lines)")
             let expiry = Int64(lines[2].dropFirst("password_expiry_utc=".count)) ?? 0
             #expect(lines[2].hasPrefix("password_expiry_utc=") && abs(expiry - Timestamp.now().epochSeconds - 3600) < 120)
-            for other in ["protocol=https\nhost=evil.example\n", "protocol=http\nhost=127.0.0.1:1\n",
-                          "protocol=https\nhost=127.0.0.1\n", "protocol=https\nhost=127.0.0.1:1\nurl=https://evil.example/x\n"] {
+            for other in [
+                "protocol=https\nhost=evil.example\n", "protocol=http\nhost=127.0.0.1:1\n",
+                "protocol=https\nhost=127.0.0.1\n", "protocol=https\nhost=127.0.0.1:1\nurl=https://evil.example/x\n"
+            ] {
                 let none = try cli.run(["credential", "get"], stdin: input(other))
                 #expect(none.exitCode == 0 && none.stdout.isEmpty, "\(other): \(none)")
             }
@@ -59,9 +63,11 @@ struct CredentialProcessTests {
     @Test func badInputIsAUsageErrorAndNeverAToken() throws {
         try withCLI { cli, _ in
             try signIn(cli)
-            for bad in ["protocol=https\nhost\n", "protocol=https\nhost=127.0.0.1:1\u{0}\n", "host=127.0.0.1:1\n",
-                        "protocol=https\n", "protocol https\nhost=127.0.0.1:1\n",
-                        "protocol=https\nhost=" + String(repeating: "a", count: 9000) + "\n"] {
+            for bad in [
+                "protocol=https\nhost\n", "protocol=https\nhost=127.0.0.1:1\u{0}\n", "host=127.0.0.1:1\n",
+                "protocol=https\n", "protocol https\nhost=127.0.0.1:1\n",
+                "protocol=https\nhost=" + String(repeating: "a", count: 9000) + "\n"
+            ] {
                 let r = try cli.run(["credential", "get"], stdin: input(bad))
                 #expect(r.exitCode == 2 && r.stdout.isEmpty && !r.stderr.isEmpty, "\(bad.prefix(40)): \(r)")
             }
@@ -90,14 +96,17 @@ struct CredentialProcessTests {
 
     @Test func logoutEndSessionPrintsTheURL() throws {
         try withCLI { cli, _ in
-            try signIn(cli, profileExtra: #","post_logout_redirect_uri":"https://app.example/bye""#,
-                       endSession: "https://idp.example/logout")
+            try signIn(
+                cli, profileExtra: #","post_logout_redirect_uri":"https://app.example/bye""#,
+                endSession: "https://idp.example/logout")
             let r = try cli.run(["--json", "logout", "--no-revoke", "--end-session", "--no-qr"])
             #expect(r.exitCode == 0, "\(r)")
             let event = try JSONParser().parseObject(r.stdout)
             #expect(event["event"] == "end_session")
             let url = try #require(event["url"]?.stringValue)
-            #expect(url.hasPrefix("https://idp.example/logout?client_id=cli&post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fbye&state="), "\(url)")
+            #expect(
+                url.hasPrefix("https://idp.example/logout?client_id=cli&post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fbye&state="),
+                "\(url)")
             #expect(!url.contains("id_token_hint"))
             #expect(r.stderrText.contains(url))
             #expect(!PackagePaths.exists(cli.stateDirectory + "/default.tokens"))
@@ -128,8 +137,11 @@ struct CredentialProcessTests {
 struct EndSessionIdPProcessTests {
     @Test func endSessionURLFromDiscoveryAndRevocationStillHappens() throws {
         try withScriptedIdP("end-session", ["--approve-after", "1"]) { idp, cli in
-            let login = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "cli-test",
-                                     "--post-logout-redirect-uri", "http://127.0.0.1:9/bye"], timeout: .seconds(60))
+            let login = try cli.run(
+                [
+                    "login", "--issuer", idp.issuer, "--client-id", "cli-test",
+                    "--post-logout-redirect-uri", "http://127.0.0.1:9/bye"
+                ], timeout: .seconds(60))
             #expect(login.exitCode == 0, "\(login)")
             let logout = try cli.run(["--json", "logout", "--end-session", "--id-token-hint"])
             #expect(logout.exitCode == 0, "\(logout)")

@@ -19,8 +19,10 @@ struct CrossDeviceProcessTests {
         try withScriptedIdP("verification-uri-other-site", ["--approve-after", "1"]) { idp, cli in
             let human = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "c"], timeout: .seconds(60))
             #expect(human.exitCode == 0, "\(human)")
-            #expect(human.stderrText.contains("latchkey: warning: the verification address is on device-login.example.net, not on the site of 127.0.0.1"),
-                    "\(human)")
+            #expect(
+                human.stderrText.contains(
+                    "latchkey: warning: the verification address is on device-login.example.net, not on the site of 127.0.0.1"),
+                "\(human)")
             let json = try cli.run(["login", "--json"], timeout: .seconds(60))
             let verification = try #require(try LoginProcessTests.events(json).first)
             #expect(verification["verification_host_matches_issuer"] == .bool(false))
@@ -55,8 +57,10 @@ struct CrossDeviceProcessTests {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
             let missing = cli.stateDirectory + "-nowhere"
             #expect(FileText.write("x", to: cli.stateDirectory + "-plain"))
-            for (file, line) in [(missing + "/kiosk.svg", "latchkey: --qr-file: the folder \(missing) does not exist"),
-                                 (cli.stateDirectory + "-plain/kiosk.png", "latchkey: --qr-file: \(cli.stateDirectory)-plain is not a folder")] {
+            for (file, line) in [
+                (missing + "/kiosk.svg", "latchkey: --qr-file: the folder \(missing) does not exist"),
+                (cli.stateDirectory + "-plain/kiosk.png", "latchkey: --qr-file: \(cli.stateDirectory)-plain is not a folder")
+            ] {
                 let result = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "c", "--qr-file", file])
                 #expect(result.exitCode == 2, "\(result)")
                 #expect(result.stderrText.split(separator: "\n").first.map(String.init) == line, "\(result.stderrText)")

@@ -9,17 +9,17 @@ struct DPoPProcessTests {
     /// Sends GET `url` with the header lines given (as `curl -H @FILE` would) and returns status and body.
     static func get(_ url: String, headers: String) throws -> (status: Int, body: String) {
         let script = """
-        import sys, urllib.request, urllib.error
-        req = urllib.request.Request(sys.argv[1])
-        for line in sys.stdin.read().splitlines():
-            if line.strip():
-                name, _, value = line.partition(": ")
-                req.add_header(name, value)
-        try:
-            r = urllib.request.urlopen(req); print(r.status); print(r.read().decode())
-        except urllib.error.HTTPError as e:
-            print(e.code); print(e.read().decode())
-        """
+            import sys, urllib.request, urllib.error
+            req = urllib.request.Request(sys.argv[1])
+            for line in sys.stdin.read().splitlines():
+                if line.strip():
+                    name, _, value = line.partition(": ")
+                    req.add_header(name, value)
+            try:
+                r = urllib.request.urlopen(req); print(r.status); print(r.read().decode())
+            except urllib.error.HTTPError as e:
+                print(e.code); print(e.read().decode())
+            """
         let result = try ProcessRunner.run("/usr/bin/python3", ["-c", script, url], stdin: Array(headers.utf8))
         let lines = result.stdoutLines
         return (Int(lines.first ?? "") ?? -1, lines.dropFirst().joined(separator: "\n"))
@@ -75,7 +75,8 @@ struct DPoPProcessTests {
             let token = try cli.run(["token"]).stdoutText.split(separator: "\n").first.map(String.init) ?? ""
             let proof = try cli.run(["proof", "--method", "GET", "--url", idp.issuer + "/resource"])
             #expect(proof.exitCode == 0 && proof.stdoutLines.count == 1, "\(proof)")
-            #expect(try Self.get(idp.issuer + "/resource", headers: "Authorization: DPoP \(token)\nDPoP: \(proof.stdoutText)").status == 200)
+            #expect(
+                try Self.get(idp.issuer + "/resource", headers: "Authorization: DPoP \(token)\nDPoP: \(proof.stdoutText)").status == 200)
 
             // The server checks htm and htu, and logs what it saw.
             let wrongMethod = try cli.run(["proof", "--method", "POST", "--url", idp.issuer + "/resource"]).stdoutText
@@ -108,8 +109,10 @@ struct DPoPProcessTests {
         }
     }
 
-    @Test(arguments: [("dpop-nonce-twice", ["--dpop", "auto"]), ("dpop-bearer-answer", ["--dpop", "always"]),
-                      ("dpop-cnf-mismatch", ["--dpop", "auto"])])
+    @Test(arguments: [
+        ("dpop-nonce-twice", ["--dpop", "auto"]), ("dpop-bearer-answer", ["--dpop", "always"]),
+        ("dpop-cnf-mismatch", ["--dpop", "auto"])
+    ])
     func protocolViolationsExitSeven(scenario: String, options: [String]) throws {
         try withScriptedIdP(scenario, ["--approve-after", "1"]) { idp, cli in
             let result = try Self.login(cli, idp, options)
@@ -141,7 +144,8 @@ struct DPoPProcessTests {
                 #expect(try Self.log(idp).allSatisfy { $0["headers"]?["dpop"] == .bool(false) })
                 #expect(try cli.run(["status"]).stdoutText.contains("token binding: none"))
                 // The mode is remembered in the profile.
-                let profile = try JSONParser().parseObject(try ProcessRunner.run("/bin/cat", [cli.stateDirectory + "/profiles/default.json"]).stdout)
+                let profile = try JSONParser().parseObject(
+                    try ProcessRunner.run("/bin/cat", [cli.stateDirectory + "/profiles/default.json"]).stdout)
                 #expect(profile["dpop"] == .string(option), "\(profile)")
             }
         }

@@ -9,8 +9,9 @@ import Testing
 @Suite("latchkey discover (process)")
 struct DiscoverProcessTests {
     @Test func discoverPrintsEveryMemberTheProviderSent() throws {
-        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
-                                                 "curl is not installed")
+        let curl = try Requirement.requireOrSkip(
+            access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+            "curl is not installed")
         let idp = try ScriptedIdP(scenario: "ok")
         defer { idp.stop() }
         try withCLI { cli, _ in

@@ -19,8 +19,9 @@ import Testing
             guard let file = fopen("/proc/\(pid)/task/\(tid)/comm", "r") else { continue }
             var buffer = [CChar](repeating: 0, count: 64)
             if fgets(&buffer, 64, file) != nil {
-                names.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                                .trimmingSuffix("\n"))
+                names.append(
+                    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                        .trimmingSuffix("\n"))
             }
             fclose(file)
         }
@@ -29,13 +30,15 @@ import Testing
 
     static func expectNoLibdispatchWorkers(_ names: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(names.contains("latchkey-pool"), "threads: \(names)", sourceLocation: sourceLocation)
-        #expect(!names.contains { $0.contains("qos") || $0.contains("com.apple") }, "threads: \(names)",
-                sourceLocation: sourceLocation)
+        #expect(
+            !names.contains { $0.contains("qos") || $0.contains("com.apple") }, "threads: \(names)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func aRefreshWaitingOnTheServerRunsOnLatchkeysOwnThreads() throws {
-        let idp = try ScriptedIdP(scenario: "stall-forever",
-                                  arguments: ["--interval", "1", "--approve-after", "1", "--fault-on", "refresh"])
+        let idp = try ScriptedIdP(
+            scenario: "stall-forever",
+            arguments: ["--interval", "1", "--approve-after", "1", "--fault-on", "refresh"])
         defer { idp.stop() }
         try withCLI { cli, _ in
             let login = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "executor"], timeout: .seconds(60))

@@ -1,6 +1,7 @@
 import LatchkeyHTTP
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// `fetch`'s command line turned into a request, without a process or a server.
@@ -11,7 +12,9 @@ struct FetchArgumentTests {
     }
 
     @Test func headersRepeatInOrderAndTheLastValueOfOtherOptionsWins() throws {
-        let parsed = try ArgumentParser().parse(["fetch", "-H", "A: 1", "--header", "B:2", "-H", "A: 3", "-X", "PUT", "-X", "PATCH", "https://x.test/"])
+        let parsed = try ArgumentParser().parse([
+            "fetch", "-H", "A: 1", "--header", "B:2", "-H", "A: 3", "-X", "PUT", "-X", "PATCH", "https://x.test/"
+        ])
         #expect(parsed.all("header") == ["A: 1", "B:2", "A: 3"])
         #expect(parsed.string("request") == "PATCH")
         let plan = try FetchCommand.parse(parsed)
@@ -37,7 +40,9 @@ struct FetchArgumentTests {
         #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }
     }
 
-    @Test(arguments: ["Host: evil.test", "content-length: 99", "Transfer-Encoding: chunked", "Accept-Encoding: gzip", "Connection: keep-alive"])
+    @Test(arguments: [
+        "Host: evil.test", "content-length: 99", "Transfer-Encoding: chunked", "Accept-Encoding: gzip", "Connection: keep-alive"
+    ])
     func transportHeadersAreRefusedNotIgnored(header: String) throws {
         #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }
     }
@@ -47,8 +52,10 @@ struct FetchArgumentTests {
         #expect(throws: UsageError.self) { try Self.plan(["-H", header, "https://x.test/"]) }
     }
 
-    @Test(arguments: [[], ["ftp://x.test/"], ["http://example.com/"], ["-X", "GE T", "https://x.test/"],
-                      ["https://x.test/", "https://y.test/"]])
+    @Test(arguments: [
+        [], ["ftp://x.test/"], ["http://example.com/"], ["-X", "GE T", "https://x.test/"],
+        ["https://x.test/", "https://y.test/"]
+    ])
     func badRequestsAreUsageErrors(arguments: [String]) throws {
         #expect(throws: UsageError.self) { try Self.plan(arguments) }
     }
@@ -60,8 +67,9 @@ struct FetchArgumentTests {
     }
 
     @Test func includeHeadIsTerminalSafe() throws {
-        let response = HTTPResponse(status: 418, headers: [("X-Evil", "a\u{1B}]0;pwned\u{07}b")],
-                                    url: try #require(HTTPURL(string: "https://x.test/")))
+        let response = HTTPResponse(
+            status: 418, headers: [("X-Evil", "a\u{1B}]0;pwned\u{07}b")],
+            url: try #require(HTTPURL(string: "https://x.test/")))
         let head = FetchCommand.head(response)
         #expect(head.hasPrefix("HTTP/1.1 418\r\n"))
         #expect(!head.unicodeScalars.contains("\u{1B}"))

@@ -43,10 +43,13 @@ struct FetchProcessTests {
             #expect(result.stdoutText.contains(#""method": "GET""#), "\(result)")
             // One stderr line for cron logs: the status and the URL, not the body.
             #expect(result.stderrText == "latchkey: HTTP 404 from \(idp.issuer)/echo?status=404\n", "\(result.stderrText)")
-            let secret = try cli.run(["fetch", "--output", Self.scratch(cli) + "/e.json", idp.issuer + "/echo?status=500&access_token=s3cret"])
+            let secret = try cli.run([
+                "fetch", "--output", Self.scratch(cli) + "/e.json", idp.issuer + "/echo?status=500&access_token=s3cret"
+            ])
             #expect(secret.exitCode == 10)
-            #expect(secret.stderrText == "latchkey: HTTP 500 from \(idp.issuer)/echo?status=500&access_token=[REDACTED]\n",
-                    "\(secret.stderrText)")
+            #expect(
+                secret.stderrText == "latchkey: HTTP 500 from \(idp.issuer)/echo?status=500&access_token=[REDACTED]\n",
+                "\(secret.stderrText)")
             let quiet = try cli.run(["-q", "fetch", idp.issuer + "/echo?status=404"])
             #expect(quiet.exitCode == 10 && quiet.stderrText.isEmpty, "\(quiet.stderrText)")
             let fine = try cli.run(["fetch", idp.issuer + "/echo?status=201"])
@@ -64,12 +67,14 @@ struct FetchProcessTests {
                 #expect(result.exitCode == 0, "\(method): \(result) \(result.stderrText)")
                 #expect(result.stdoutText == #"{"method": "\#(method)", "dpop": false}"#, "\(method): \(result)")
             }
-            #expect(try Self.log(idp).filter { $0["path"] == .string("/method") }.map { $0["method"] }
+            #expect(
+                try Self.log(idp).filter { $0["path"] == .string("/method") }.map { $0["method"] }
                     == [.string("get"), .string("M-SEARCH"), .string("Patch")])
             for method in ["GE T", "", "GET/1", "a:b"] {
                 let result = try cli.run(["fetch", "-X", method, idp.issuer + "/method"])
                 #expect(result.exitCode == 2, "\(method): \(result)")
-                #expect(result.stderrText.split(separator: "\n").first
+                #expect(
+                    result.stderrText.split(separator: "\n").first
                         == "latchkey: -X must be an HTTP method such as GET or POST, got '\(method)'", "\(result.stderrText)")
             }
             #expect(try Self.log(idp).filter { $0["path"] == .string("/method") }.count == 3, "a refused method was sent")
@@ -161,7 +166,8 @@ struct FetchProcessTests {
         }
         // And when a client does reach it (here: directly), the log does show those headers, so the
         // check above could fail.
-        let probe = try ProcessRunner.run("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer x", "-H", "DPoP: y", other.issuer + "/resource"])
+        let probe = try ProcessRunner.run(
+            "/usr/bin/curl", ["-s", "-H", "Authorization: Bearer x", "-H", "DPoP: y", other.issuer + "/resource"])
         #expect(probe.exitCode != nil)
         let seen = try JSONParser().parseObject(Array(try #require(other.logLines().last).utf8))
         #expect(seen["headers"]?["authorization"] == .string("Bearer"))
@@ -224,7 +230,9 @@ struct FetchProcessTests {
 
             let file = Self.scratch(cli) + "/body.json"
             #expect(FileText.write(#"{"k":1}"#, to: file))
-            let fromFile = try cli.run(["fetch", "-X", "PUT", "-H", "Content-Type: application/json", "--data", "@" + file, idp.issuer + "/echo"])
+            let fromFile = try cli.run([
+                "fetch", "-X", "PUT", "-H", "Content-Type: application/json", "--data", "@" + file, idp.issuer + "/echo"
+            ])
             let fileEcho = try JSONParser().parseObject(fromFile.stdout)
             #expect(fileEcho["method"] == .string("PUT"))
             #expect(fileEcho["body"] == .string(#"{"k":1}"#))

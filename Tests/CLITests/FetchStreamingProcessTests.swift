@@ -25,11 +25,13 @@ struct FetchStreamingProcessTests {
 
     /// `latchkey ARGS` under `/usr/bin/time`, with its peak resident set size in KiB.
     static func runMeasured(_ cli: LatchkeyCommand, _ arguments: [String], scratch: String) throws -> (ProcessResult, Int) {
-        let time = try Requirement.requireOrSkip(access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil,
-                                                 "/usr/bin/time (GNU time) is needed to measure peak memory")
+        let time = try Requirement.requireOrSkip(
+            access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil,
+            "/usr/bin/time (GNU time) is needed to measure peak memory")
         let report = scratch + "/rss.txt"
-        let result = try ProcessRunner.run(time, ["-f", "%M", "-o", report, cli.binary, "--state-dir", cli.stateDirectory] + arguments,
-                                           environment: cli.environment, timeout: .seconds(120))
+        let result = try ProcessRunner.run(
+            time, ["-f", "%M", "-o", report, cli.binary, "--state-dir", cli.stateDirectory] + arguments,
+            environment: cli.environment, timeout: .seconds(120))
         let kib = Int((FileText.read(report) ?? "").split(separator: "\n").last.map(String.init) ?? "") ?? -1
         return (result, kib)
     }
@@ -40,8 +42,9 @@ struct FetchStreamingProcessTests {
             let scratch = FetchProcessTests.scratch(cli)
             let expected = try Self.expectedDigest(mib: 40)
             // The baseline: the same process fetching a tiny resource.
-            let (small, baseline) = try Self.runMeasured(cli, ["fetch", "--output", scratch + "/small", idp.issuer + "/resource"],
-                                                         scratch: scratch)
+            let (small, baseline) = try Self.runMeasured(
+                cli, ["fetch", "--output", scratch + "/small", idp.issuer + "/resource"],
+                scratch: scratch)
             #expect(small.exitCode == 0, "\(small)")
             // 40 MiB to a file, and 40 MiB to stdout (a pipe the test reads).
             let path = scratch + "/large.bin"
@@ -139,8 +142,9 @@ struct FetchStreamingProcessTests {
             #expect(full.stderrText.contains("cannot write the response to standard output: "), "\(full.stderrText)")
             // A reader that goes away after 10 bytes: SIGPIPE ends the process, as any Unix filter
             // (the shell reports 128 + 13), so it is not a success either.
-            let cut = try ProcessRunner.run("/bin/bash", ["-c", command + " | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"],
-                                            environment: cli.environment)
+            let cut = try ProcessRunner.run(
+                "/bin/bash", ["-c", command + " | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"],
+                environment: cli.environment)
             #expect(cut.stdoutLines.last == "141", "\(cut)")
         }
     }

@@ -7,12 +7,14 @@ import Testing
 @Suite("latchkey binary: real git credential helper")
 struct GitCredentialProcessTests {
     func git(_ cli: LatchkeyCommand, _ home: String, _ arguments: [String], stdin: String) throws -> ProcessResult {
-        let git = try Requirement.requireOrSkip(access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
-                                                "git is not installed (apt-get install git)")
+        let git = try Requirement.requireOrSkip(
+            access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
+            "git is not installed (apt-get install git)")
         let env = GitEnvironment.isolated(cli.environment, home: home)
         let helper = "!'\(cli.binary)' --state-dir '\(cli.stateDirectory)' credential"
-        return try ProcessRunner.run(git, ["-c", "credential.helper=", "-c", "credential.helper=" + helper] + arguments,
-                                     environment: env, stdin: Array(stdin.utf8))
+        return try ProcessRunner.run(
+            git, ["-c", "credential.helper=", "-c", "credential.helper=" + helper] + arguments,
+            environment: env, stdin: Array(stdin.utf8))
     }
 
     @Test func fillGetsTheTokenForTheIssuersHostOnly() throws {
@@ -30,8 +32,9 @@ struct GitCredentialProcessTests {
             #expect(other.exitCode != 0 && !other.stdoutText.contains("access-token-1"), "\(other)")
 
             // reject → erase: the next fill must refresh first, and the token endpoint is closed.
-            let rejected = try git(cli, dir.path, ["credential", "reject"],
-                                   stdin: "protocol=https\nhost=127.0.0.1:1\nusername=oauth2\npassword=access-token-1\n\n")
+            let rejected = try git(
+                cli, dir.path, ["credential", "reject"],
+                stdin: "protocol=https\nhost=127.0.0.1:1\nusername=oauth2\npassword=access-token-1\n\n")
             #expect(rejected.exitCode == 0, "\(rejected)")
             let again = try git(cli, dir.path, ["credential", "fill"], stdin: "protocol=https\nhost=127.0.0.1:1\n\n")
             #expect(!again.stdoutText.contains("access-token-1"), "\(again)")

@@ -1,5 +1,6 @@
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// `--help` as a newcomer reads it (issue 27, item 13): `help COMMAND`, the whole exit-code list,
@@ -41,8 +42,10 @@ struct HelpLayoutProcessTests {
     @Test func loginHelpIsGroupedWithExamples() throws {
         try withCLI { cli, _ in
             let text = try cli.run(["login", "--help"]).stdoutText
-            let headings = ["Common options:", "Device flow:", "Browser and paste flows:", "CIBA:", "Client authentication:",
-                            "DPoP:", "Kiosk:", "Endpoint overrides:", "git and logout:", "Examples:"]
+            let headings = [
+                "Common options:", "Device flow:", "Browser and paste flows:", "CIBA:", "Client authentication:",
+                "DPoP:", "Kiosk:", "Endpoint overrides:", "git and logout:", "Examples:"
+            ]
             let positions = headings.map { lineIndex(of: $0, in: text) }
             #expect(!positions.contains(nil), "missing headings in:\n\(text)")
             let found = positions.compactMap { $0 }

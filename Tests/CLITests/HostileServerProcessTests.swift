@@ -62,8 +62,9 @@ struct HostileServerProcessTests {
         try scripted("user-code-escapes") { idp, cli in
             let login = try cli.run(["login"] + extra + ["--issuer", idp.issuer, "--client-id", "c"], timeout: .seconds(60))
             #expect(login.exitCode == 7, "\(login)")
-            #expect(Self.terminalControls(login.stderr).isEmpty && Self.terminalControls(login.stdout).isEmpty,
-                    "\(login.stderrText.debugDescription)")
+            #expect(
+                Self.terminalControls(login.stderr).isEmpty && Self.terminalControls(login.stdout).isEmpty,
+                "\(login.stderrText.debugDescription)")
             #expect(!login.stderrText.contains("HIDDEN") && !login.stdoutText.contains("HIDDEN"), "\(login)")
             #expect(!idp.logLines().contains { $0.contains("\"/token\"") }, "polled anyway")
         }
@@ -83,8 +84,9 @@ struct HostileServerProcessTests {
         try scripted(scenario) { idp, cli in
             let login = try cli.run(["login", "--qr", "--issuer", idp.issuer, "--client-id", "c"], timeout: .seconds(60))
             #expect(login.exitCode == 7, "\(login)")
-            #expect(!login.stderrText.contains("█") && !login.stderrText.contains("▀") && !login.stderrText.contains("▄"),
-                    "a QR code was drawn: \(login.stderrText)")
+            #expect(
+                !login.stderrText.contains("█") && !login.stderrText.contains("▀") && !login.stderrText.contains("▄"),
+                "a QR code was drawn: \(login.stderrText)")
             #expect(!login.stderrText.contains("To sign in, open"))
             #expect(!idp.logLines().contains { $0.contains("\"/token\"") }, "polled anyway")
         }
@@ -93,8 +95,9 @@ struct HostileServerProcessTests {
     // MARK: 2. Error redirects and state
 
     @Test func aForgedRedirectWithoutStateDoesNotEndTheBrowserSignIn() throws {
-        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
-                                                 "curl is not installed")
+        let curl = try Requirement.requireOrSkip(
+            access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+            "curl is not installed")
         try scripted("ok") { idp, cli in
             let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c"])
             let first = try #require(child.nextLine(timeout: .seconds(30)))
@@ -103,8 +106,10 @@ struct HostileServerProcessTests {
             let callback = String(redirect.dropFirst("redirect_uri=".count))
                 .replacingPercentEscapes()
             // Another local user, who found the port with `ss -ltn`: no state, an error and escapes.
-            for query in ["error=access_denied&error_description=%1B%5D0%3Bowned%07",
-                          "error=access_denied&state=forged", "code=stolen&state=forged"] {
+            for query in [
+                "error=access_denied&error_description=%1B%5D0%3Bowned%07",
+                "error=access_denied&state=forged", "code=stolen&state=forged"
+            ] {
                 let forged = try ProcessRunner.run(curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", callback + "?" + query])
                 #expect(forged.stdoutText == "400", "\(query): \(forged)")
             }
@@ -121,8 +126,10 @@ struct HostileServerProcessTests {
     @Test func aRedirectURIThatOnlyLooksLikeLoopbackIsRefused() throws {
         try scripted("ok") { idp, cli in
             for uri in ["http://127.0.0.1.nip.io:8080/callback", "http://127.attacker.example/callback"] {
-                let result = try cli.run(["login", "--flow", "browser", "--timeout", "5", "--redirect-uri", uri,
-                                          "--issuer", idp.issuer, "--client-id", "c"])
+                let result = try cli.run([
+                    "login", "--flow", "browser", "--timeout", "5", "--redirect-uri", uri,
+                    "--issuer", idp.issuer, "--client-id", "c"
+                ])
                 // A usage-class refusal before any listener or URL, not a wait that times out (5).
                 #expect(result.exitCode == 2, "\(uri): \(result)")
                 #expect(!result.stderrText.contains("Open this address"), "\(result)")
@@ -188,7 +195,8 @@ private extension String {
         var it = Array(utf8).makeIterator()
         while let b = it.next() {
             if b == UInt8(ascii: "%"), let h = it.next(), let l = it.next(),
-               let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) {
+                let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16)
+            {
                 bytes.append(v)
             } else {
                 bytes.append(b)

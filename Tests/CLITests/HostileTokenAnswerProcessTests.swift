@@ -1,7 +1,7 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -42,22 +42,29 @@ struct HostileTokenAnswerProcessTests {
         let state = cli.stateDirectory
         mkdir(state, 0o700)
         mkdir(state + "/profiles", 0o700)
-        #expect(FileText.write(#"{"issuer":"\#(Self.deadEndpoint)","client_id":"cli","key_source":"machine"}"#,
-                               to: state + "/profiles/default.json"))
+        #expect(
+            FileText.write(
+                #"{"issuer":"\#(Self.deadEndpoint)","client_id":"cli","key_source":"machine"}"#,
+                to: state + "/profiles/default.json"))
         var metadata = ProviderMetadata(issuer: Self.deadEndpoint)
         metadata.tokenEndpoint = Self.deadEndpoint + "/token"
         let now = Timestamp.now()
-        let session = StoredSession(profile: "default", issuer: Self.deadEndpoint, clientID: "cli", token: token,
-                                    subject: nil, idTokenClaimsJSON: nil, metadata: metadata, createdAt: now, updatedAt: now)
+        let session = StoredSession(
+            profile: "default", issuer: Self.deadEndpoint, clientID: "cli", token: token,
+            subject: nil, idTokenClaimsJSON: nil, metadata: metadata, createdAt: now, updatedAt: now)
         try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
     }
 
-    @Test(arguments: [("AT\r\nX-Injected: 1", "Bearer"), ("AT\u{1B}]0;owned\u{07}", "Bearer"), ("AT", "Bearer\r\nX-Injected: 1"),
-                      ("AT", "mac")])
+    @Test(arguments: [
+        ("AT\r\nX-Injected: 1", "Bearer"), ("AT\u{1B}]0;owned\u{07}", "Bearer"), ("AT", "Bearer\r\nX-Injected: 1"),
+        ("AT", "mac")
+    ])
     func storedTokenOutsideVSCHARIsNeverPrinted(accessToken: String, tokenType: String) throws {
         try withCLI { cli, _ in
-            try store(Token(accessToken: accessToken, tokenType: tokenType, refreshToken: "rt",
-                            expiresAt: Timestamp.now().addingTimeInterval(3600)), in: cli)
+            try store(
+                Token(
+                    accessToken: accessToken, tokenType: tokenType, refreshToken: "rt",
+                    expiresAt: Timestamp.now().addingTimeInterval(3600)), in: cli)
             for format in ["header", "bare", "json", "exec-credential"] {
                 let result = try cli.run(["token", "--format", format])
                 #expect(result.exitCode == 7, "\(format): \(result)")

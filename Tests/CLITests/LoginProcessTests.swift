@@ -8,15 +8,17 @@ import Testing
 struct LoginProcessTests {
     /// The contract's members, in order, for each JSON Lines event.
     static let eventShapes: [String: [String]] = [
-        "verification": ["event", "verification_uri", "verification_uri_complete", "user_code", "expires_at", "interval",
-                         "issuer", "verification_host_matches_issuer"],
+        "verification": [
+            "event", "verification_uri", "verification_uri_complete", "user_code", "expires_at", "interval",
+            "issuer", "verification_host_matches_issuer"
+        ],
         "backchannel": ["event", "login_hint", "binding_message", "expires_at", "interval"],
         "authorization_url": ["event", "url"],
         "pending": ["event", "next_poll_in"],
         "slow_down": ["event", "interval"],
         "authorized": ["event", "issuer", "subject", "scope", "expires_at", "id_token_verified", "token_binding"],
         "error": ["event", "error", "exit_code", "message"],
-        "warning": ["event", "code", "message"],
+        "warning": ["event", "code", "message"]
     ]
 
     /// Parses stdout as JSON Lines and checks every line against the contract's shapes and types.
@@ -81,9 +83,11 @@ struct LoginProcessTests {
         }
     }
 
-    @Test(arguments: [("denied", Int32(4), "access_denied"), ("expired-token", 5, "expired_token"),
-                      ("invalid-client", 7, "invalid_client"), ("issuer-mismatch", 7, "issuer_mismatch"),
-                      ("entra-declined-with-message-and-no-complete", 4, "authorization_declined")])
+    @Test(arguments: [
+        ("denied", Int32(4), "access_denied"), ("expired-token", 5, "expired_token"),
+        ("invalid-client", 7, "invalid_client"), ("issuer-mismatch", 7, "issuer_mismatch"),
+        ("entra-declined-with-message-and-no-complete", 4, "authorization_declined")
+    ])
     func failuresGiveTheContractExitCode(scenario: String, exitCode: Int32, error: String) throws {
         try scripted(scenario) { idp, cli in
             let result = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(90))
@@ -101,8 +105,9 @@ struct LoginProcessTests {
 
     @Test func timeoutOptionExitsFive() throws {
         try scripted("ok", ["--approve-after", "1000"]) { idp, cli in
-            let result = try cli.run(["login", "--json", "--timeout", "3", "--issuer", idp.issuer, "--client-id", "c"],
-                                     timeout: .seconds(60))
+            let result = try cli.run(
+                ["login", "--json", "--timeout", "3", "--issuer", idp.issuer, "--client-id", "c"],
+                timeout: .seconds(60))
             #expect(result.exitCode == 5, "\(result)")
             #expect(try Self.events(result).last?["exit_code"]?.int64Value == 5)
         }
@@ -164,7 +169,7 @@ struct LoginProcessTests {
             let text = result.stderrText
             #expect(text.contains("enter the code WDJB-MJHT") || text.contains("WDJB-MJHT"))
             #expect(!text.contains("\u{1B}["))  // no colours or cursor movement
-            #expect(!text.contains("█"))         // no QR code when stderr is not a terminal
+            #expect(!text.contains("█"))  // no QR code when stderr is not a terminal
             #expect(text.contains("Signed in to \(idp.issuer)"))
         }
     }
@@ -185,10 +190,12 @@ struct LoginProcessTests {
 
     @Test func verifyWithIssuerDiscoversTheKeys() throws {
         try scripted("ok", ["--approve-after", "1"]) { idp, cli in
-            #expect(try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
+            #expect(
+                try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60)).exitCode == 0)
             let idToken = try cli.run(["id-token"]).stdoutText
-            let result = try cli.run(["verify", "--issuer", idp.issuer, "--audience", "cli-test", "--no-time-check", "-"],
-                                     stdin: Array(idToken.utf8))
+            let result = try cli.run(
+                ["verify", "--issuer", idp.issuer, "--audience", "cli-test", "--no-time-check", "-"],
+                stdin: Array(idToken.utf8))
             #expect(result.exitCode == 0, "\(result)")
             #expect(try cli.run(["verify", "--issuer", idp.issuer, "--audience", "other", "--no-time-check", idToken]).exitCode == 8)
         }

@@ -9,7 +9,8 @@ import Testing
 struct OfflineAccessWarningProcessTests {
     static let unbound = "offline_access without DPoP: the refresh token is a bearer secret on this device"
     /// At a provider without DPoP, for a `machine` key source.
-    static let noDPoPAdvice = unbound + "; the provider offers no DPoP: keep the token file under a key that is not on this disk"
+    static let noDPoPAdvice =
+        unbound + "; the provider offers no DPoP: keep the token file under a key that is not on this disk"
         + " (--key-source passphrase or credential, at a profile's first login), or leave offline_access out of --scope"
     /// At a provider that offers DPoP, signed in with `--dpop never`.
     static let dpopAdvice = unbound + "; the provider offers DPoP: sign in with --dpop auto to bind it to a key"

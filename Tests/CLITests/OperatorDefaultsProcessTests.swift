@@ -12,7 +12,9 @@ private func refreshes(_ idp: ScriptedIdP) throws -> Int {
 /// Issue 27.11: tokens that live less than the default `--min-ttl` (60 s).
 @Suite("latchkey token with short-lived tokens", .serialized)
 struct ShortTokenProcessTests {
-    @Test("30 s tokens: the default margin is capped at half the lifetime, so token does not refresh on every call; an explicit --min-ttl is used as given")
+    @Test(
+        "30 s tokens: the default margin is capped at half the lifetime, so token does not refresh on every call; an explicit --min-ttl is used as given"
+    )
     func defaultMarginIsCapped() throws {
         try withScriptedIdP("ok", ["--at-ttl", "30", "--approve-after", "1"]) { idp, cli in
             let login = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60))
@@ -41,15 +43,21 @@ struct PassphraseFilePermissionProcessTests {
             #expect(FileText.write("correct horse\n", to: file, mode: 0o644))
             chmod(file, 0o644)
             defer { unlink(file) }
-            let login = try cli.run(["login", "--key-source", "passphrase", "--passphrase-file", file,
-                                     "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60))
+            let login = try cli.run(
+                [
+                    "login", "--key-source", "passphrase", "--passphrase-file", file,
+                    "--issuer", idp.issuer, "--client-id", "cli-test"
+                ], timeout: .seconds(60))
             #expect(login.exitCode == 9, "\(login)")
             let lines = login.stderrText.split(separator: "\n").map(String.init)
-            #expect(lines.first == "latchkey: refusing --passphrase-file \(file): mode 0644 lets group or others access it (expected 0600; run chmod 600)",
-                    "\(login.stderrText)")
+            #expect(
+                lines.first
+                    == "latchkey: refusing --passphrase-file \(file): mode 0644 lets group or others access it (expected 0600; run chmod 600)",
+                "\(login.stderrText)")
             #expect(lines.dropFirst().first?.hasPrefix("hint: ") == true, "\(login.stderrText)")
-            #expect(idp.logLines().filter { $0.contains("\"/device_authorization\"") || $0.contains("\"/token\"") }.isEmpty,
-                    "requests were sent: \(idp.logLines())")
+            #expect(
+                idp.logLines().filter { $0.contains("\"/device_authorization\"") || $0.contains("\"/token\"") }.isEmpty,
+                "requests were sent: \(idp.logLines())")
         }
     }
 
@@ -63,10 +71,14 @@ struct PassphraseFilePermissionProcessTests {
             #expect(FileText.write("correct horse\n", to: file))
             defer { unlink(file) }
             try #require(chown(file, 1001, 1001) == 0)
-            let login = try cli.run(["login", "--key-source", "passphrase", "--passphrase-file", file,
-                                     "--issuer", idp.issuer, "--client-id", "cli-test"], timeout: .seconds(60))
+            let login = try cli.run(
+                [
+                    "login", "--key-source", "passphrase", "--passphrase-file", file,
+                    "--issuer", idp.issuer, "--client-id", "cli-test"
+                ], timeout: .seconds(60))
             #expect(login.exitCode == 9, "\(login)")
-            #expect(login.stderrText.split(separator: "\n").first.map(String.init)
+            #expect(
+                login.stderrText.split(separator: "\n").first.map(String.init)
                     == "latchkey: refusing --passphrase-file \(file): owned by uid 1001, expected uid 0", "\(login.stderrText)")
         }
     }

@@ -1,6 +1,7 @@
 import Glibc
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// `OutputFile`, the staging file of `fetch --output` and `--qr-file`: an unpredictable name,
@@ -72,7 +73,11 @@ import Testing
         #expect(FileText.write("planted", to: dir.path + "/.out.json.latchkey-aaaa"))
         var drawn = 0
         #expect(throws: CommandFailure.self) {
-            _ = try OutputFile(stagingFor: dir.path + "/out.json", suffix: { drawn += 1; return "aaaa" })
+            _ = try OutputFile(
+                stagingFor: dir.path + "/out.json",
+                suffix: {
+                    drawn += 1; return "aaaa"
+                })
         }
         #expect(drawn == OutputFile.attempts)
         #expect(FileText.read(dir.path + "/.out.json.latchkey-aaaa") == "planted")

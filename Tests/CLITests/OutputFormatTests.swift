@@ -1,7 +1,9 @@
 import FoundationEssentials
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import Testing
+
 @testable import latchkey
 
 @Suite("RFC 3339")
@@ -26,9 +28,11 @@ struct RFC3339Tests {
     }
 
     @Test func rejectsMalformedTimes() {
-        for bad in ["", "2026-01-01", "2026-01-01T12:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
-                    "2026-01-01T24:00:00Z", "2026-01-01T12:00:00+0200", "2026-01-01T12:00:00.Z",
-                    "2026-01-01T12:00:00Zjunk", "20260101T120000Z", "2026-01-01T12:60:00Z"] {
+        for bad in [
+            "", "2026-01-01", "2026-01-01T12:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+            "2026-01-01T24:00:00Z", "2026-01-01T12:00:00+0200", "2026-01-01T12:00:00.Z",
+            "2026-01-01T12:00:00Zjunk", "20260101T120000Z", "2026-01-01T12:60:00Z"
+        ] {
             #expect(RFC3339.parse(bad) == nil, "\(bad)")
         }
     }
@@ -43,8 +47,9 @@ struct RFC3339Tests {
 
 @Suite("Token output formats")
 struct TokenFormatTests {
-    let token = Token(accessToken: "at-123", tokenType: "Bearer", refreshToken: "rt", expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800),
-                      scope: "openid offline_access")
+    let token = Token(
+        accessToken: "at-123", tokenType: "Bearer", refreshToken: "rt", expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800),
+        scope: "openid offline_access")
 
     @Test func bareAndHeader() {
         #expect(TokenCommand.render(token, format: "bare") == "at-123\n")
@@ -56,7 +61,9 @@ struct TokenFormatTests {
 
     @Test func jsonShape() throws {
         let text = TokenCommand.render(token, format: "json")
-        #expect(text == #"{"access_token":"at-123","token_type":"Bearer","expires_at":"2026-01-01T12:00:00Z","scope":"openid offline_access"}"# + "\n")
+        #expect(
+            text == #"{"access_token":"at-123","token_type":"Bearer","expires_at":"2026-01-01T12:00:00Z","scope":"openid offline_access"}"#
+                + "\n")
         var bare = token
         bare.expiresAt = nil
         bare.scope = nil
@@ -81,12 +88,18 @@ struct TokenFormatTests {
 @Suite("Login JSON Lines events")
 struct LoginEventJSONTests {
     @Test func verificationEvent() {
-        let response = DeviceAuthorizationResponse(deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "https://i/device",
-                                                   verificationURIComplete: nil, expiresIn: 600, interval: 5)
-        let line = LoginPresenter.jsonLine(.verification(response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800)),
-                                           issuer: "https://i/api/oidc").jsonText
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "https://i/device",
+            verificationURIComplete: nil, expiresIn: 600, interval: 5)
+        let line = LoginPresenter.jsonLine(
+            .verification(response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800)),
+            issuer: "https://i/api/oidc"
+        ).jsonText
         // The wave-1 members, then the two added for cross-device safety (issue 17), at the end.
-        #expect(line == #"{"event":"verification","verification_uri":"https://i/device","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5,"issuer":"https://i/api/oidc","verification_host_matches_issuer":true}"#)
+        #expect(
+            line
+                == #"{"event":"verification","verification_uri":"https://i/device","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5,"issuer":"https://i/api/oidc","verification_host_matches_issuer":true}"#
+        )
     }
 
     @Test func otherEvents() throws {
@@ -94,11 +107,17 @@ struct LoginEventJSONTests {
         #expect(LoginPresenter.jsonLine(.retrying(reason: "x", nextPollIn: 7)).jsonText == #"{"event":"pending","next_poll_in":7}"#)
         #expect(LoginPresenter.jsonLine(.slowDown(interval: 10)).jsonText == #"{"event":"slow_down","interval":10}"#)
         let url = try #require(HTTPURL(string: "https://i/authorize?x=1"))
-        #expect(LoginPresenter.jsonLine(.authorizationURL(url)).jsonText == #"{"event":"authorization_url","url":"https://i/authorize?x=1"}"#)
-        let authorized = LoginPresenter.jsonLine(.authorized(issuer: "https://i", subject: nil, scope: "openid",
-                                                             expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false,
-                                                             tokenBinding: .dpop))
-        #expect(authorized.jsonText == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false,"token_binding":"dpop"}"#)
+        #expect(
+            LoginPresenter.jsonLine(.authorizationURL(url)).jsonText == #"{"event":"authorization_url","url":"https://i/authorize?x=1"}"#)
+        let authorized = LoginPresenter.jsonLine(
+            .authorized(
+                issuer: "https://i", subject: nil, scope: "openid",
+                expiresAt: Timestamp(timeIntervalSince1970: 0), idTokenVerified: false,
+                tokenBinding: .dpop))
+        #expect(
+            authorized.jsonText
+                == #"{"event":"authorized","issuer":"https://i","subject":null,"scope":"openid","expires_at":"1970-01-01T00:00:00Z","id_token_verified":false,"token_binding":"dpop"}"#
+        )
         let warning = LoginPresenter.jsonLine(.offlineAccessWithoutDPoP(dpopOffered: false))
         #expect(warning.objectValue?.keys == ["event", "code", "message"])
         #expect(warning.objectValue?["code"] == "offline_access_unbound")
@@ -109,15 +128,19 @@ struct LoginEventJSONTests {
     /// leaving offline_access out.
     @Test func offlineAccessAdviceFollowsTheProviderAndTheProfile() {
         let unbound = "offline_access without DPoP: the refresh token is a bearer secret on this device; "
-        let keySource = "keep the token file under a key that is not on this disk (--key-source passphrase or credential, at a profile's first login)"
+        let keySource =
+            "keep the token file under a key that is not on this disk (--key-source passphrase or credential, at a profile's first login)"
         let machine = OfflineAccessAdvice(keySource: .machine, gitProfile: false)
         #expect(machine.message(dpopOffered: true) == unbound + "the provider offers DPoP: sign in with --dpop auto to bind it to a key")
-        #expect(machine.message(dpopOffered: false)
+        #expect(
+            machine.message(dpopOffered: false)
                 == unbound + "the provider offers no DPoP: " + keySource + ", or leave offline_access out of --scope")
-        #expect(OfflineAccessAdvice(keySource: .machine, gitProfile: true).message(dpopOffered: true)
+        #expect(
+            OfflineAccessAdvice(keySource: .machine, gitProfile: true).message(dpopOffered: true)
                 == unbound + "a git profile is a Bearer profile: " + keySource + ", or leave offline_access out of --scope")
         for source in [KeySource.passphrase, .credential] {
-            #expect(OfflineAccessAdvice(keySource: source, gitProfile: false).message(dpopOffered: false)
+            #expect(
+                OfflineAccessAdvice(keySource: source, gitProfile: false).message(dpopOffered: false)
                     == unbound + "the provider offers no DPoP: leave offline_access out of --scope")
         }
     }
@@ -131,8 +154,9 @@ struct ProfileSettingsTests {
         client.authMethod = .clientSecretPost
         client.pkce = .always
         client.redirectURI = "http://127.0.0.1:53682/callback"
-        client.endpoints = EndpointOverrides(deviceAuthorization: "https://idp.example/device", token: "https://idp.example/token",
-                                             authorization: nil, revocation: "https://idp.example/revoke", jwksURI: nil)
+        client.endpoints = EndpointOverrides(
+            deviceAuthorization: "https://idp.example/device", token: "https://idp.example/token",
+            authorization: nil, revocation: "https://idp.example/revoke", jwksURI: nil)
         client.allowedAlgorithms = ["ES256"]
         client.leeway = 30
         var settings = ProfileSettings(client: client, keySource: .file(path: "/etc/latchkey/key"))
@@ -152,9 +176,11 @@ struct ProfileSettingsTests {
     }
 
     @Test func badMembersAreReported() throws {
-        for bad in [#"{"client_id":"c"}"#, #"{"issuer":"i","client_id":"c","key_source":"tpm"}"#,
-                    #"{"issuer":"i","client_id":"c","scopes":"openid"}"#, #"{"issuer":"i","client_id":"c","pkce":"maybe"}"#,
-                    #"{"issuer":"i","client_id":"c","offline_access_warned":"yes"}"#] {
+        for bad in [
+            #"{"client_id":"c"}"#, #"{"issuer":"i","client_id":"c","key_source":"tpm"}"#,
+            #"{"issuer":"i","client_id":"c","scopes":"openid"}"#, #"{"issuer":"i","client_id":"c","pkce":"maybe"}"#,
+            #"{"issuer":"i","client_id":"c","offline_access_warned":"yes"}"#
+        ] {
             let object = try JSONParser().parseObject(Array(bad.utf8))
             #expect(throws: ProfileFileError.self, "\(bad)") { try ProfileSettings(json: object, path: "p") }
         }
@@ -191,7 +217,6 @@ struct FailureReportTests {
     }
 }
 
-import LatchkeyHTTP
 enum HTTPErrorSample {
     static let tls = HTTPError.tlsFailure(reason: "certificate expired")
     static let malformed = HTTPError.protocolViolation(reason: "bad status line")

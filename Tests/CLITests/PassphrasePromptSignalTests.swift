@@ -1,8 +1,8 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -25,8 +25,9 @@ struct PassphrasePromptSignalTests {
         defer { dir.remove() }
         let session = StoredSessionFixture.session()
         let secret = SecretBytes(Array("prompt-signal-test".utf8))
-        let store = EncryptedFileTokenStore(stateDirectory: dir.path, profile: "default", keySource: .passphrase,
-                                            passphrase: { secret })
+        let store = EncryptedFileTokenStore(
+            stateDirectory: dir.path, profile: "default", keySource: .passphrase,
+            passphrase: { secret })
         guard (try? store.save(session)) != nil else { return nil }
         return FileBytes.read(store.tokenFilePath)
     }()
@@ -55,8 +56,11 @@ struct PassphrasePromptSignalTests {
         _ = try Requirement.requireOrSkip(access(python, X_OK) == 0 ? python : nil, "python3 not found at \(python)")
         let script = PackagePaths.harness() + "/pty/signal_at_prompt.py"
         let child = try ChildProcess.spawn(
-            python, [script, "--prompt", Self.prompt] + action + ["--grace", "10", "--",
-                     cli.binary, "--state-dir", cli.stateDirectory] + arguments,
+            python,
+            [script, "--prompt", Self.prompt] + action + [
+                "--grace", "10", "--",
+                cli.binary, "--state-dir", cli.stateDirectory
+            ] + arguments,
             environment: cli.environment)
         let deadline = ContinuousClock.now + .seconds(90)
         while child.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
@@ -72,11 +76,12 @@ struct PassphrasePromptSignalTests {
         try await body(try LatchkeyCommand(stateDirectory: dir.path + "/state"))
     }
 
-    @Test(arguments: [
-        (["token"], "TERM", 143), (["status"], "TERM", 143), (["token"], "INT", 130),
-        // Asynchronous commands: the signal watcher cancels the task; the prompt must notice.
-        (["logout", "--no-revoke"], "TERM", 143), (["refresh"], "INT", 130),
-    ] as [([String], String, Int)])
+    @Test(
+        arguments: [
+            (["token"], "TERM", 143), (["status"], "TERM", 143), (["token"], "INT", 130),
+            // Asynchronous commands: the signal watcher cancels the task; the prompt must notice.
+            (["logout", "--no-revoke"], "TERM", 143), (["refresh"], "INT", 130)
+        ] as [([String], String, Int)])
     func signalAtThePromptExitsAtOnceWithEchoRestored(arguments: [String], signal: String, expected: Int) async throws {
         try await withAsyncCLI { cli in
             try signInWithPassphrase(cli)

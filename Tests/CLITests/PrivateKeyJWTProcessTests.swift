@@ -10,23 +10,32 @@ import Testing
 struct PrivateKeyJWTProcessTests {
     /// A scripted server playing `scenario` that knows the P-256 fixture's public key, and a CLI
     /// whose key file (the fixture's private key, 0600) is at `keyPath`.
-    static func withServer(_ scenario: String, _ extra: [String] = [], keyMode: mode_t = 0o600,
-                           _ body: (ScriptedIdP, LatchkeyCommand, String) throws -> Void) throws {
+    static func withServer(
+        _ scenario: String, _ extra: [String] = [], keyMode: mode_t = 0o600,
+        _ body: (ScriptedIdP, LatchkeyCommand, String) throws -> Void
+    ) throws {
         let dir = try TemporaryDirectory(prefix: "latchkey-pkjwt-cli-")
         defer { dir.remove() }
         #expect(FileText.write(PEMFixtures.p256PublicKey, to: dir.path + "/client.pub", mode: 0o600))
         let keyPath = dir.path + "/device key.pem"
         #expect(FileText.write(PEMFixtures.p256PKCS8, to: keyPath, mode: keyMode))
         _ = chmod(keyPath, keyMode)
-        let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1", "--approve-after", "1",
-                                                                  "--client-public-key", dir.path + "/client.pub"] + extra)
+        let idp = try ScriptedIdP(
+            scenario: scenario,
+            arguments: [
+                "--interval", "1", "--approve-after", "1",
+                "--client-public-key", dir.path + "/client.pub"
+            ] + extra)
         defer { idp.stop() }
         try withCLI { cli, _ in try body(idp, cli, keyPath) }
     }
 
     static func login(_ cli: LatchkeyCommand, _ idp: ScriptedIdP, key: String, _ extra: [String] = []) throws -> ProcessResult {
-        try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "cli-device", "--auth-method", "private_key_jwt",
-                     "--client-key-file", key] + extra, timeout: .seconds(60))
+        try cli.run(
+            [
+                "login", "--json", "--issuer", idp.issuer, "--client-id", "cli-device", "--auth-method", "private_key_jwt",
+                "--client-key-file", key
+            ] + extra, timeout: .seconds(60))
     }
 
     /// (path, client_assertion log) of every request that carried or lacked an assertion.
@@ -92,8 +101,9 @@ struct PrivateKeyJWTProcessTests {
             #expect(paths == ["/.well-known/openid-configuration"], "sent after discovery: \(paths)")
             // A key/algorithm mismatch is refused just as clearly, also before sending.
             let mismatch = try Self.login(cli, idp, key: key, ["--client-assertion-alg", "PS256"])
-            #expect(mismatch.exitCode == 2 && mismatch.stderrText.contains("PS256 cannot be signed with the client's EC P-256 key"),
-                    "\(mismatch)")
+            #expect(
+                mismatch.exitCode == 2 && mismatch.stderrText.contains("PS256 cannot be signed with the client's EC P-256 key"),
+                "\(mismatch)")
             #expect(try Self.assertions(idp).isEmpty)
         }
     }
@@ -108,8 +118,9 @@ struct PrivateKeyJWTProcessTests {
             // Remembered: the refresh uses it too.
             #expect(try cli.run(["token", "--force-refresh"]).exitCode == 0)
             let accepted = try Self.assertions(idp).dropFirst()
-            #expect(accepted.count == 3 && accepted.allSatisfy { $0.log["ok"] == .bool(true) && $0.log["typ"] == .string("jwt") },
-                    "\(accepted.map(\.log))")
+            #expect(
+                accepted.count == 3 && accepted.allSatisfy { $0.log["ok"] == .bool(true) && $0.log["typ"] == .string("jwt") },
+                "\(accepted.map(\.log))")
         }
     }
 

@@ -15,9 +15,12 @@ struct ProtocolDetailProcessTests {
     /// A throwaway self-signed client certificate and key (both 0600) in `dir`: (certificate, key).
     static func clientCertificate(in dir: String) throws -> (String, String) {
         let cert = dir + "/device.pem", key = dir + "/device.key"
-        let r = try ProcessRunner.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=latchkey-process-device", "-keyout", key, "-out", cert], timeout: .seconds(30))
+        let r = try ProcessRunner.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=latchkey-process-device", "-keyout", key, "-out", cert
+            ], timeout: .seconds(30))
         #expect(r.exitCode == 0, "openssl: \(r) \(r.stderrText)")
         _ = chmod(cert, 0o600)
         _ = chmod(key, 0o600)
@@ -90,10 +93,13 @@ struct ProtocolDetailProcessTests {
         defer { dir.remove() }
         let (cert, key) = try Self.clientCertificate(in: dir.path)
         try withScriptedIdP("mtls-aliases", ["--approve-after", "1"]) { idp, cli in
-            let login = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "device-1",
-                                     "--auth-method", "tls_client_auth", "--client-cert-file", cert, "--client-cert-key-file", key,
-                                     "--token-endpoint", idp.issuer + "/explicit/token",
-                                     "--revocation-endpoint", idp.issuer + "/explicit/revoke"], timeout: .seconds(60))
+            let login = try cli.run(
+                [
+                    "login", "--json", "--issuer", idp.issuer, "--client-id", "device-1",
+                    "--auth-method", "tls_client_auth", "--client-cert-file", cert, "--client-cert-key-file", key,
+                    "--token-endpoint", idp.issuer + "/explicit/token",
+                    "--revocation-endpoint", idp.issuer + "/explicit/revoke"
+                ], timeout: .seconds(60))
             #expect(login.exitCode == 0, "\(login)")
             let refresh = try cli.run(["refresh"])
             #expect(refresh.exitCode == 0, "\(refresh)")
@@ -114,7 +120,9 @@ struct ProtocolDetailProcessTests {
     /// the redaction marker as its value.
     static func everyMentionRedacted(_ name: String, in text: String) -> Bool {
         // A member name is followed by ':' (the same word as a value, in grant_types_supported say, is not).
-        let json = text.ranges(of: "\"\(name)\"").map { text[$0.upperBound...] }.filter { $0.hasPrefix(":") || $0.hasPrefix(" :") || $0.hasPrefix(": ") }
+        let json = text.ranges(of: "\"\(name)\"").map { text[$0.upperBound...] }.filter {
+            $0.hasPrefix(":") || $0.hasPrefix(" :") || $0.hasPrefix(": ")
+        }
         let form = text.ranges(of: name + "=").map { text[$0.upperBound...] }
         return !(json.isEmpty && form.isEmpty)
             && json.allSatisfy { $0.hasPrefix(":\"[REDACTED]\"") || $0.hasPrefix(": \"[REDACTED]\"") }
@@ -125,8 +133,11 @@ struct ProtocolDetailProcessTests {
         let idp = try ScriptedIdP(scenario: "ciba", arguments: ["--interval", "1", "--approve-after", "2"])
         defer { idp.stop() }
         try withCLI(["LATCHKEY_CLIENT_SECRET": "s3cret"]) { cli, _ in
-            let result = try cli.run(["--verbose", "login", "--json", "--flow", "ciba", "--issuer", idp.issuer,
-                                      "--client-id", "kiosk-7", "--login-hint", #"{"username":"alice"}"#], timeout: .seconds(60))
+            let result = try cli.run(
+                [
+                    "--verbose", "login", "--json", "--flow", "ciba", "--issuer", idp.issuer,
+                    "--client-id", "kiosk-7", "--login-hint", #"{"username":"alice"}"#
+                ], timeout: .seconds(60))
             #expect(result.exitCode == 0, "\(result)")
             let verbose = result.stderrText
             #expect(verbose.contains("bc-authorize"), "no verbose output: \(verbose.prefix(400))")

@@ -20,13 +20,15 @@ struct ProxyFailClosedTests {
         Case(variable: "https_proxy", value: "https://127.0.0.1:1", secret: nil),
         Case(variable: "HTTPS_PROXY", value: "http://alice:pa/ss@127.0.0.1:1", secret: "pa/ss"),
         Case(variable: "HTTPS_PROXY", value: "http://alice:12/ss@127.0.0.1:1", secret: "alice:12"),
-        Case(variable: "HTTPS_PROXY", value: "http://127.0.0.1:99999", secret: nil),
+        Case(variable: "HTTPS_PROXY", value: "http://127.0.0.1:99999", secret: nil)
     ]
 
     /// The environment for `value` in `variable` and no other proxy setting from outside.
     static func environment(_ c: Case, noProxy: String = "") -> [String: String] {
-        var env = ["https_proxy": "", "HTTPS_PROXY": "", "NO_PROXY": noProxy, "no_proxy": "",
-                   "ALL_PROXY": "", "all_proxy": ""]
+        var env = [
+            "https_proxy": "", "HTTPS_PROXY": "", "NO_PROXY": noProxy, "no_proxy": "",
+            "ALL_PROXY": "", "all_proxy": ""
+        ]
         env[c.variable] = c.value
         return env
     }

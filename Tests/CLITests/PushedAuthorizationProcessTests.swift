@@ -19,14 +19,17 @@ struct PushedAuthorizationProcessTests {
     @Test func aRequiredPushCarriesEverythingAndTheURLOnlyTheReference() throws {
         let curl = try Self.curl()
         try withScriptedIdP("par-required") { idp, cli in
-            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
-                                       "--resource", "https://api.example/v1", "--resource", "urn:example:second",
-                                       "--param", "prompt=consent", "--param", "audience=https://api.example"])
+            let child = try cli.start([
+                "login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                "--resource", "https://api.example/v1", "--resource", "urn:example:second",
+                "--param", "prompt=consent", "--param", "audience=https://api.example"
+            ])
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
             let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
-            #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
-                        == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "authorization URL: \(url)")
+            #expect(
+                query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
+                    == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "authorization URL: \(url)")
             let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
             #expect(browser.stdoutText == "200", "\(browser)")
             let result = child.waitForExit(timeout: .seconds(30))
@@ -57,12 +60,16 @@ struct PushedAuthorizationProcessTests {
     @Test func anOpenIDStrictProviderGetsResponseTypeAndScopeBesideTheRequestURI() throws {
         let curl = try Self.curl()
         try withScriptedIdP("par-oidc-strict") { idp, cli in
-            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
-                                       "--timeout", "20"])
+            let child = try cli.start([
+                "login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                "--timeout", "20"
+            ])
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
             let query = Self.query(url)
-            #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "authorization URL: \(url)")
+            #expect(
+                query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"],
+                "authorization URL: \(url)")
             let browser = try ProcessRunner.run(curl, ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", url])
             #expect(browser.stdoutText == "200", "\(browser) \(idp.logLines())")
             let result = child.waitForExit(timeout: .seconds(30))
@@ -77,8 +84,10 @@ struct PushedAuthorizationProcessTests {
 
     @Test func aPushWithoutOpenIDPutsOnlyTheReferenceInTheURL() throws {
         try withScriptedIdP("par-required") { idp, cli in
-            let child = try cli.start(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
-                                       "--scope", "profile offline_access", "--timeout", "20"])
+            let child = try cli.start([
+                "login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                "--scope", "profile offline_access", "--timeout", "20"
+            ])
             defer { child.terminate() }
             let first = try #require(child.nextLine(timeout: .seconds(30)))
             let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
@@ -88,19 +97,24 @@ struct PushedAuthorizationProcessTests {
 
     @Test func parNeverAgainstAProviderThatRequiresItFailsBeforeAnythingIsPushed() throws {
         try withScriptedIdP("par-required") { idp, cli in
-            let result = try cli.run(["login", "--flow", "browser", "--par", "never", "--issuer", idp.issuer, "--client-id", "c",
-                                      "--timeout", "5"])
+            let result = try cli.run([
+                "login", "--flow", "browser", "--par", "never", "--issuer", idp.issuer, "--client-id", "c",
+                "--timeout", "5"
+            ])
             #expect(result.exitCode == 2, "\(result)")
-            #expect(result.stderrText.contains("requires pushed authorization requests") && result.stderrText.contains("--par"),
-                    "\(result.stderrText)")
+            #expect(
+                result.stderrText.contains("requires pushed authorization requests") && result.stderrText.contains("--par"),
+                "\(result.stderrText)")
             #expect(Self.log(idp).allSatisfy { ($0["path"]?.stringValue ?? "").hasPrefix("/.well-known/") }, "\(idp.logLines())")
         }
     }
 
     @Test func aPushAnswerWithoutRequestURIIsAProtocolViolation() throws {
         try withScriptedIdP("par-no-request-uri") { idp, cli in
-            let result = try cli.run(["login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
-                                      "--timeout", "5"])
+            let result = try cli.run([
+                "login", "--json", "--flow", "browser", "--issuer", idp.issuer, "--client-id", "c",
+                "--timeout", "5"
+            ])
             #expect(result.exitCode == 7, "\(result)")
             #expect(result.stdoutText.contains("request_uri") && !result.stdoutText.contains("authorization_url"), "\(result.stdoutText)")
         }
@@ -124,10 +138,12 @@ struct PushedAuthorizationProcessTests {
 
     @Test func protocolOwnedParametersAndBadResourcesAreUsageErrors() throws {
         try withScriptedIdP("ok") { idp, cli in
-            for args in [["--param", "state=x"], ["--param", "client_assertion=x"], ["--param", "redirect_uri=https://evil/"],
-                         ["--param", "resource=https://a/"], ["--param", "noequals"], ["--param", "=v"],
-                         ["--resource", "https://api.example/#frag"], ["--resource", "relative/path"],
-                         ["--par", "sometimes"]] {
+            for args in [
+                ["--param", "state=x"], ["--param", "client_assertion=x"], ["--param", "redirect_uri=https://evil/"],
+                ["--param", "resource=https://a/"], ["--param", "noequals"], ["--param", "=v"],
+                ["--resource", "https://api.example/#frag"], ["--resource", "relative/path"],
+                ["--par", "sometimes"]
+            ] {
                 let result = try cli.run(["login", "--issuer", idp.issuer, "--client-id", "c"] + args)
                 #expect(result.exitCode == 2, "\(args): \(result)")
             }
@@ -137,13 +153,18 @@ struct PushedAuthorizationProcessTests {
 
     @Test func theDeviceRequestCarriesResourcesAndParameters() throws {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
-            let result = try cli.run(["login", "--json", "--issuer", idp.issuer, "--client-id", "c",
-                                      "--resource", "https://api.example/v1", "--param", "acr_values=urn:mfa"], timeout: .seconds(60))
+            let result = try cli.run(
+                [
+                    "login", "--json", "--issuer", idp.issuer, "--client-id", "c",
+                    "--resource", "https://api.example/v1", "--param", "acr_values=urn:mfa"
+                ], timeout: .seconds(60))
             #expect(result.exitCode == 0, "\(result)")
             let device = try #require(Self.log(idp).first { $0["path"] == "/device_authorization" })
             #expect(device["params"]?["resource"] == "https://api.example/v1" && device["params"]?["acr_values"] == "urn:mfa")
             let poll = Self.log(idp).filter { $0["path"] == "/token" }
-            #expect(!poll.isEmpty && poll.allSatisfy { $0["params"]?["resource"] == "https://api.example/v1" && $0["params"]?["acr_values"] == nil })
+            #expect(
+                !poll.isEmpty
+                    && poll.allSatisfy { $0["params"]?["resource"] == "https://api.example/v1" && $0["params"]?["acr_values"] == nil })
         }
     }
 
@@ -152,8 +173,10 @@ struct PushedAuthorizationProcessTests {
         let idp = try ScriptedIdP(scenario: "client-credentials", arguments: ["--at-ttl", "90"])
         defer { idp.stop() }
         try withCLI(["LATCHKEY_CLIENT_SECRET": secret]) { cli, _ in
-            let login = try cli.run(["-v", "login", "--json", "--flow", "client-credentials", "--issuer", idp.issuer,
-                                     "--client-id", "machine-1", "--scope", "machine", "--resource", "https://api.example/v1"])
+            let login = try cli.run([
+                "-v", "login", "--json", "--flow", "client-credentials", "--issuer", idp.issuer,
+                "--client-id", "machine-1", "--scope", "machine", "--resource", "https://api.example/v1"
+            ])
             #expect(login.exitCode == 0, "\(login)")
             #expect(login.stdoutText.contains(#""subject":"machine-1""#) && login.stdoutText.contains(#""id_token_verified":false"#))
             let status = try JSONParser().parseObject(try cli.run(["status", "--json"]).stdout)
@@ -165,8 +188,11 @@ struct PushedAuthorizationProcessTests {
             #expect(cached.stdoutText != renewed.stdoutText)
             let grants = Self.log(idp).filter { $0["params"]?["grant_type"] == "client_credentials" }
             #expect(grants.count == 2, "\(idp.logLines())")
-            #expect(grants.allSatisfy { $0["params"]?["scope"] == "machine" && $0["params"]?["resource"] == "https://api.example/v1"
-                                        && $0["headers"]?["authorization"] == "Basic" })
+            #expect(
+                grants.allSatisfy {
+                    $0["params"]?["scope"] == "machine" && $0["params"]?["resource"] == "https://api.example/v1"
+                        && $0["headers"]?["authorization"] == "Basic"
+                })
             let logout = try cli.run(["-v", "logout"])
             #expect(logout.exitCode == 0, "\(logout)")
             #expect(Self.log(idp).contains { $0["path"] == "/revoke" && $0["params"]?["token_type_hint"] == "access_token" })

@@ -4,6 +4,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
+
 @testable import latchkey
 
 /// `login --qr-file`: the image decodes (zbarimg, as a phone's camera would) at the URL lengths the
@@ -63,8 +64,10 @@ struct QRImageFileTests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         #expect(FileText.write("x", to: dir.path + "/plain"))
-        for (path, message) in [(dir.path + "/missing/code.svg", "--qr-file: the folder \(dir.path)/missing does not exist"),
-                                (dir.path + "/plain/code.png", "--qr-file: \(dir.path)/plain is not a folder")] {
+        for (path, message) in [
+            (dir.path + "/missing/code.svg", "--qr-file: the folder \(dir.path)/missing does not exist"),
+            (dir.path + "/plain/code.png", "--qr-file: \(dir.path)/plain is not a folder")
+        ] {
             do {
                 _ = try QRImageFile(path: path)
                 Issue.record("\(path) was accepted")
@@ -85,13 +88,17 @@ struct QRImageFileTests {
 /// The `verification` and `backchannel` JSON events: the contract's members, the new ones last.
 @Suite("login JSON events for cross-device safety and CIBA")
 struct CrossDeviceEventTests {
-    static let authorization = DeviceAuthorizationResponse(deviceCode: "dc", userCode: "WDJB-MJHT",
-                                                           verificationURI: "https://device.example.net/activate", interval: 5)
+    static let authorization = DeviceAuthorizationResponse(
+        deviceCode: "dc", userCode: "WDJB-MJHT",
+        verificationURI: "https://device.example.net/activate", interval: 5)
 
     @Test func verificationEventEndsWithTheIssuerAndTheSiteCheck() throws {
         let at = Timestamp(timeIntervalSince1970: 1_767_268_800)
         let other = LoginPresenter.jsonLine(.verification(Self.authorization, expiresAt: at), issuer: "https://id.example.com")
-        #expect(other.jsonText == #"{"event":"verification","verification_uri":"https://device.example.net/activate","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5,"issuer":"https://id.example.com","verification_host_matches_issuer":false}"#)
+        #expect(
+            other.jsonText
+                == #"{"event":"verification","verification_uri":"https://device.example.net/activate","verification_uri_complete":null,"user_code":"WDJB-MJHT","expires_at":"2026-01-01T12:00:00Z","interval":5,"issuer":"https://id.example.com","verification_host_matches_issuer":false}"#
+        )
         let same = LoginPresenter.jsonLine(.verification(Self.authorization, expiresAt: at), issuer: "https://login.example.net/x")
         #expect(same["verification_host_matches_issuer"] == .bool(true))
     }
@@ -100,7 +107,10 @@ struct CrossDeviceEventTests {
         let request = try BackchannelAuthenticationRequest(loginHint: #"{"username":"alice"}"#)
         let response = BackchannelAuthenticationResponse(authRequestID: "secret-id", expiresIn: 120, interval: 5)
         let line = LoginPresenter.jsonLine(.backchannel(request, response, expiresAt: Timestamp(timeIntervalSince1970: 1_767_268_800)))
-        #expect(line.jsonText == #"{"event":"backchannel","login_hint":"{\"username\":\"alice\"}","binding_message":null,"expires_at":"2026-01-01T12:00:00Z","interval":5}"#)
+        #expect(
+            line.jsonText
+                == #"{"event":"backchannel","login_hint":"{\"username\":\"alice\"}","binding_message":null,"expires_at":"2026-01-01T12:00:00Z","interval":5}"#
+        )
         #expect(!line.jsonText.contains("secret-id"), "the auth_req_id is never printed")
     }
 }

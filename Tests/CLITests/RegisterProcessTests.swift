@@ -23,8 +23,12 @@ final class RegistrationIdP: Sendable {
         #expect(FileText.write(provisioningToken + "\n", to: tokenPath, mode: 0o600))
         let python = HostEnvironment.current["LATCHKEY_IT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
         guard PackagePaths.exists(python) else { throw try Requirement.missing("python3 not found at \(python)") }
-        process = try ChildProcess.spawn(python, ["-u", PackagePaths.harness() + "/registration_idp.py", "--scenario", scenario,
-                                                  "--log", logPath, "--token-file", tokenPath], environment: HostEnvironment.current)
+        process = try ChildProcess.spawn(
+            python,
+            [
+                "-u", PackagePaths.harness() + "/registration_idp.py", "--scenario", scenario,
+                "--log", logPath, "--token-file", tokenPath
+            ], environment: HostEnvironment.current)
         guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
             let result = process.waitForExit(timeout: .seconds(2))
             directory.remove()
@@ -82,8 +86,10 @@ func containsBytes(_ haystack: [UInt8], _ needle: String) -> Bool {
 /// and rotation and deletion that survive SIGKILL at each write.
 @Suite("latchkey register against a strict RFC 7591 provider", .serialized)
 struct RegisterProcessTests {
-    static func withProvider(_ scenario: String = "ok", _ env: [String: String] = [:],
-                             _ body: (RegistrationIdP, LatchkeyCommand, String) throws -> Void) throws {
+    static func withProvider(
+        _ scenario: String = "ok", _ env: [String: String] = [:],
+        _ body: (RegistrationIdP, LatchkeyCommand, String) throws -> Void
+    ) throws {
         let idp = try RegistrationIdP(scenario: scenario)
         defer { idp.stop() }
         try withCLI(env) { cli, _ in try body(idp, cli, cli.stateDirectory) }
@@ -187,17 +193,19 @@ struct RegisterProcessTests {
         }
     }
 
-    @Test("every refusal of the contract is exit 7 and leaves nothing", arguments: [
-        ("refuse-token", "the provisioning token was refused"),
-        ("error:invalid_redirect_uri", "invalid_redirect_uri"),
-        ("error:invalid_client_metadata", "invalid_client_metadata"),
-        ("error:invalid_software_statement", "invalid_software_statement"),
-        ("error:unapproved_software_statement", "unapproved_software_statement"),
-        ("no-client-id", "no client_id"),
-        ("foreign-uri", "is not on the issuer's origin"),
-        ("jwks-changed", "another jwks"),
-        ("no-registration-endpoint", "no registration_endpoint"),
-    ])
+    @Test(
+        "every refusal of the contract is exit 7 and leaves nothing",
+        arguments: [
+            ("refuse-token", "the provisioning token was refused"),
+            ("error:invalid_redirect_uri", "invalid_redirect_uri"),
+            ("error:invalid_client_metadata", "invalid_client_metadata"),
+            ("error:invalid_software_statement", "invalid_software_statement"),
+            ("error:unapproved_software_statement", "unapproved_software_statement"),
+            ("no-client-id", "no client_id"),
+            ("foreign-uri", "is not on the issuer's origin"),
+            ("jwks-changed", "another jwks"),
+            ("no-registration-endpoint", "no registration_endpoint")
+        ])
     func refusals(scenario: String, wording: String) throws {
         try Self.withProvider(scenario) { idp, cli, state in
             let result = try Self.register(cli, idp)
@@ -223,8 +231,12 @@ struct RegisterProcessTests {
             let statement = cli.stateDirectory + "-statement.jwt"
             #expect(FileText.write("eyJhbGciOiJub25lIn0.eyJzb2Z0d2FyZV9pZCI6Imtpb3NrIn0.\n", to: statement))
             defer { unlink(statement) }
-            let open = try Self.register(cli, idp, ["--auth-method", "none", "--software-statement-file", statement,
-                                                    "--client-name", "kiosk 7"])
+            let open = try Self.register(
+                cli, idp,
+                [
+                    "--auth-method", "none", "--software-statement-file", statement,
+                    "--client-name", "kiosk 7"
+                ])
             #expect(open.exitCode == 0, "\(open)")
             let event = try JSONParser().parseObject(Array(open.stdoutText.utf8))
             #expect(event["auth_method"] == "none" && event["key_thumbprint"] == .null)
@@ -302,8 +314,9 @@ struct RegisterProcessTests {
         #expect(probe.exitCode == 0, "\(label): \(probe)")
     }
 
-    @Test("SIGKILL at each write of --delete: the profile still works, or a rerun finishes",
-          arguments: ["delete-revoked", "delete-marked", "delete-confirmed", "delete-profile"])
+    @Test(
+        "SIGKILL at each write of --delete: the profile still works, or a rerun finishes",
+        arguments: ["delete-revoked", "delete-marked", "delete-confirmed", "delete-profile"])
     func killDuringDeletion(point: String) throws {
         try Self.withProvider { idp, cli, state in
             #expect(try Self.register(cli, idp).exitCode == 0)

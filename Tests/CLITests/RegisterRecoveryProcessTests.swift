@@ -18,11 +18,14 @@ extension RegisterProcessTests {
         metadata.tokenEndpoint = idp.issuer + "/token"
         metadata.revocationEndpoint = idp.issuer + "/revoke"
         let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
-                          expiresAt: now.addingTimeInterval(3600), scope: "offline_access")
+        let token = Token(
+            accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
+            expiresAt: now.addingTimeInterval(3600), scope: "offline_access")
         try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: keySource)
-            .save(StoredSession(profile: "default", issuer: idp.issuer, clientID: clientID, token: token,
-                                metadata: metadata, createdAt: now, updatedAt: now))
+            .save(
+                StoredSession(
+                    profile: "default", issuer: idp.issuer, clientID: clientID, token: token,
+                    metadata: metadata, createdAt: now, updatedAt: now))
     }
 
     /// `latchkey refresh` succeeds: the provider accepted the profile's client assertion.
@@ -61,8 +64,9 @@ extension RegisterProcessTests {
 
     @Test func aDeleteFinishesFromARecordWithoutAProfile() throws {
         try Self.withProvider { idp, cli, state in
-            let killed = try Self.kill(state, at: "create-record",
-                                       ["register", "--issuer", idp.issuer, "--initial-access-token-file", idp.tokenPath])
+            let killed = try Self.kill(
+                state, at: "create-record",
+                ["register", "--issuer", idp.issuer, "--initial-access-token-file", idp.tokenPath])
             #expect(killed.terminatingSignal == SIGKILL, "\(killed)")
             #expect(!PackagePaths.exists(state + "/profiles/default.json"))
             let deleted = try cli.run(["--json", "register", "--delete"])
@@ -74,8 +78,9 @@ extension RegisterProcessTests {
 
     @Test func aRerunFinishesFromARecordWithoutAProfile() throws {
         try Self.withProvider { idp, cli, state in
-            let killed = try Self.kill(state, at: "create-record",
-                                       ["register", "--issuer", idp.issuer, "--initial-access-token-file", idp.tokenPath])
+            let killed = try Self.kill(
+                state, at: "create-record",
+                ["register", "--issuer", idp.issuer, "--initial-access-token-file", idp.tokenPath])
             #expect(killed.terminatingSignal == SIGKILL, "\(killed)")
             let rerun = try Self.register(cli, idp)
             #expect(rerun.exitCode == 0, "\(rerun)")
@@ -91,15 +96,20 @@ extension RegisterProcessTests {
 
     // MARK: - --force
 
-    @Test("a stopped or failed --force leaves the old registration or the new one",
-          arguments: ["create-record", "create-profile"])
+    @Test(
+        "a stopped or failed --force leaves the old registration or the new one",
+        arguments: ["create-record", "create-profile"])
     func stoppedForce(point: String) throws {
         try Self.withProvider { idp, cli, state in
             #expect(try Self.register(cli, idp).exitCode == 0)
             try Self.signIn(state, idp)
             let old = try #require(try Self.profile(state)["client_id"]?.stringValue)
-            let killed = try Self.kill(state, at: point, ["register", "--force", "--issuer", idp.issuer,
-                                                          "--initial-access-token-file", idp.tokenPath])
+            let killed = try Self.kill(
+                state, at: point,
+                [
+                    "register", "--force", "--issuer", idp.issuer,
+                    "--initial-access-token-file", idp.tokenPath
+                ])
             #expect(killed.terminatingSignal == SIGKILL, "\(point): \(killed)")
             let now = try #require(try Self.profile(state)["client_id"]?.stringValue)
             let shown = try cli.run(["register", "--show"])
@@ -134,8 +144,9 @@ extension RegisterProcessTests {
 
     // MARK: - --rotate-key
 
-    @Test("SIGKILL at each step of --rotate-key, twice in a row: the profile still signs in",
-          arguments: ["rotate-new-key", "rotate-both-keys", "rotate-profile", "rotate-old-key-dropped"])
+    @Test(
+        "SIGKILL at each step of --rotate-key, twice in a row: the profile still signs in",
+        arguments: ["rotate-new-key", "rotate-both-keys", "rotate-profile", "rotate-old-key-dropped"])
     func killTwiceDuringRotation(point: String) throws {
         try Self.withProvider { idp, cli, state in
             #expect(try Self.register(cli, idp).exitCode == 0)
@@ -222,8 +233,9 @@ extension RegisterProcessTests {
         try Self.withProvider { idp, cli, state in
             #expect(try Self.register(cli, idp).exitCode == 0)
             let sealed = fileBytes(state + "/keys/default.pem")
-            #expect(Array(sealed.prefix(5)) == Array("LKTF\u{1}".utf8) && sealed.count > 5 && sealed[5] == 1,
-                    "a token-file container under the machine key: \(String(decoding: sealed.prefix(40), as: UTF8.self))")
+            #expect(
+                Array(sealed.prefix(5)) == Array("LKTF\u{1}".utf8) && sealed.count > 5 && sealed[5] == 1,
+                "a token-file container under the machine key: \(String(decoding: sealed.prefix(40), as: UTF8.self))")
             #expect(!containsBytes(sealed, "PRIVATE KEY"), "the generated key is plaintext PEM")
             try Self.signIn(state, idp)
             try Self.refreshes(cli, idp, "a sealed key signs")
@@ -244,12 +256,15 @@ extension RegisterProcessTests {
             try Self.signIn(state, idp, keySource: .file(path: keyFile))
             try Self.refreshes(cli, idp, "a key sealed under file:PATH signs")
             // Only the key source's secret opens it.
-            let key = ProfileClientKeyFile(path: state + "/keys/default.pem",
-                                           store: EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .file(path: keyFile)))
+            let key = ProfileClientKeyFile(
+                path: state + "/keys/default.pem",
+                store: EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .file(path: keyFile)))
             #expect(String(decoding: try key.privateKeyPEM().bytes, as: UTF8.self).hasPrefix("-----BEGIN"))
             #expect(throws: LatchkeyError.self) {
-                _ = try ProfileClientKeyFile(path: state + "/keys/default.pem",
-                                             store: EncryptedFileTokenStore(stateDirectory: state, profile: "default")).privateKeyPEM()
+                _ = try ProfileClientKeyFile(
+                    path: state + "/keys/default.pem",
+                    store: EncryptedFileTokenStore(stateDirectory: state, profile: "default")
+                ).privateKeyPEM()
             }
             #expect(FileText.write(String(repeating: "x", count: 48), to: keyFile, mode: 0o600))
             #expect(throws: LatchkeyError.self) { _ = try key.privateKeyPEM() }
@@ -273,9 +288,10 @@ extension RegisterProcessTests {
             // The layout of earlier releases: `<state>/NAME.registration.tokens`, header profile `NAME.registration`.
             let current = try #require(try RegistrationStore(stateDirectory: state, profile: "default").load())
             try RegistrationStore(stateDirectory: state, profile: "default").delete()
-            var holder = StoredSession(profile: "default.registration", issuer: idp.issuer, clientID: current.registration.clientID,
-                                       token: Token(accessToken: "", tokenType: "registration"),
-                                       metadata: ProviderMetadata(issuer: idp.issuer), createdAt: .now(), updatedAt: .now())
+            var holder = StoredSession(
+                profile: "default.registration", issuer: idp.issuer, clientID: current.registration.clientID,
+                token: Token(accessToken: "", tokenType: "registration"),
+                metadata: ProviderMetadata(issuer: idp.issuer), createdAt: .now(), updatedAt: .now())
             holder.registration = current
             try EncryptedFileTokenStore(stateDirectory: state, profile: "default.registration").save(holder)
             let old = state + "/default.registration.tokens"
@@ -297,8 +313,11 @@ extension RegisterProcessTests {
     @Test func aClientIDOutsideVSCHARIsRefused() throws {
         try Self.withProvider("hostile-client-id") { idp, cli, state in
             for json in [false, true] {
-                let result = try cli.run((json ? ["--json"] : []) + ["register", "--issuer", idp.issuer,
-                                                                     "--initial-access-token-file", idp.tokenPath])
+                let result = try cli.run(
+                    (json ? ["--json"] : []) + [
+                        "register", "--issuer", idp.issuer,
+                        "--initial-access-token-file", idp.tokenPath
+                    ])
                 #expect(result.exitCode == 7, "\(result)")
                 #expect(!(result.stdoutText + result.stderrText).contains("\u{1B}"), "\(result)")
                 #expect(result.stderrText.contains("client_id") || result.stdoutText.contains("malformed_response"), "\(result)")

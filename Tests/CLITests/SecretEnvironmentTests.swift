@@ -13,8 +13,9 @@ struct SecretEnvironmentTests {
     static let clientSecret = "env-client-secret-91c2"
 
     @Test func browserOpenerInheritsNoSecrets() throws {
-        let curl = try Requirement.requireOrSkip(access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
-                                                 "curl is not installed")
+        let curl = try Requirement.requireOrSkip(
+            access("/usr/bin/curl", X_OK) == 0 ? "/usr/bin/curl" : nil,
+            "curl is not installed")
         let idp = try ScriptedIdP(scenario: "ok")
         defer { idp.stop() }
         let dir = try TemporaryDirectory()
@@ -32,13 +33,17 @@ struct SecretEnvironmentTests {
         #expect(FileText.write(fake + "\n", to: bin + "/xdg-open"))
         chmod(bin + "/xdg-open", 0o700)
         let outer = HostEnvironment.current["PATH"] ?? "/usr/bin:/bin"
-        let cli = try LatchkeyCommand(stateDirectory: dir.path + "/state", extraEnvironment: [
-            "PATH": bin + ":" + outer,
-            "LATCHKEY_PASSPHRASE": Self.passphrase,
-            "LATCHKEY_CLIENT_SECRET": Self.clientSecret,
+        let cli = try LatchkeyCommand(
+            stateDirectory: dir.path + "/state",
+            extraEnvironment: [
+                "PATH": bin + ":" + outer,
+                "LATCHKEY_PASSPHRASE": Self.passphrase,
+                "LATCHKEY_CLIENT_SECRET": Self.clientSecret
+            ])
+        let child = try cli.start([
+            "login", "--json", "--flow", "browser", "--open", "--key-source", "passphrase",
+            "--issuer", idp.issuer, "--client-id", "c"
         ])
-        let child = try cli.start(["login", "--json", "--flow", "browser", "--open", "--key-source", "passphrase",
-                                   "--issuer", idp.issuer, "--client-id", "c"])
         let first = try #require(child.nextLine(timeout: .seconds(30)))
         let url = try #require(try JSONParser().parseObject(Array(first.utf8))["url"]?.stringValue)
         // Wait for the opener to have run while latchkey still waits for the redirect.

@@ -1,7 +1,7 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
@@ -23,13 +23,15 @@ struct SessionProcessTests {
         metadata.tokenEndpoint = Self.deadEndpoint + "/token"
         metadata.revocationEndpoint = Self.deadEndpoint + "/revoke"
         let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
-                          expiresAt: now.addingTimeInterval(expiresIn), scope: "openid offline_access",
-                          idToken: idToken ? "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2ln" : nil)
-        let session = StoredSession(profile: "default", issuer: Self.deadEndpoint, clientID: "cli", token: token,
-                                    subject: idToken ? "user-1" : nil,
-                                    idTokenClaimsJSON: idToken ? #"{"iss":"\#(Self.deadEndpoint)","sub":"user-1","aud":"cli"}"# : nil,
-                                    metadata: metadata, createdAt: now, updatedAt: now)
+        let token = Token(
+            accessToken: "access-token-1", tokenType: "Bearer", refreshToken: "refresh-token-1",
+            expiresAt: now.addingTimeInterval(expiresIn), scope: "openid offline_access",
+            idToken: idToken ? "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2ln" : nil)
+        let session = StoredSession(
+            profile: "default", issuer: Self.deadEndpoint, clientID: "cli", token: token,
+            subject: idToken ? "user-1" : nil,
+            idTokenClaimsJSON: idToken ? #"{"iss":"\#(Self.deadEndpoint)","sub":"user-1","aud":"cli"}"# : nil,
+            metadata: metadata, createdAt: now, updatedAt: now)
         try EncryptedFileTokenStore(stateDirectory: state, profile: "default", keySource: .machine).save(session)
     }
 

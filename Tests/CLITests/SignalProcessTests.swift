@@ -75,7 +75,9 @@ import Testing
                     // The signal's cancellation reaches the token request (issue 14), so an earlier
                     // signal may have lost a rotation's answer; this refresh then met the spent refresh
                     // token, the session was cleared, and the signal's exit code replaced the 3.
-                    print("refresh \(i) (\(code)): the session was gone, refused: \(idp.logLines().filter { $0.contains("refresh-refused") }.count)")
+                    print(
+                        "refresh \(i) (\(code)): the session was gone, refused: \(idp.logLines().filter { $0.contains("refresh-refused") }.count)"
+                    )
                     #expect(tokenFile(cli) == nil)
                     try noTemporaries(cli)
                     try login(idp, cli)

@@ -11,8 +11,9 @@ struct StagingNameProcessTests {
     /// Runs `latchkey ARGS` after planting "planted" at `prefix + ".latchkey-" + <its PID>`.
     static func runPlanting(_ cli: LatchkeyCommand, prefix: String, _ arguments: [String]) throws -> ProcessResult {
         let script = #"printf planted > "$1.latchkey-$$" || exit 99; p=$1; shift; exec "$@""#
-        return try ProcessRunner.run("/bin/sh", ["-c", script, "sh", prefix, cli.binary, "--state-dir", cli.stateDirectory] + arguments,
-                                     environment: cli.environment, timeout: .seconds(60))
+        return try ProcessRunner.run(
+            "/bin/sh", ["-c", script, "sh", prefix, cli.binary, "--state-dir", cli.stateDirectory] + arguments,
+            environment: cli.environment, timeout: .seconds(60))
     }
 
     /// The names in `dir`, sorted.
@@ -35,7 +36,8 @@ struct StagingNameProcessTests {
         try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
             try FetchProcessTests.login(cli, idp)
             let dir = Self.folder(cli)
-            let result = try Self.runPlanting(cli, prefix: dir + "/.out.json", ["fetch", "--output", dir + "/out.json", idp.issuer + "/resource"])
+            let result = try Self.runPlanting(
+                cli, prefix: dir + "/.out.json", ["fetch", "--output", dir + "/out.json", idp.issuer + "/resource"])
             #expect(result.exitCode == 0, "\(result) \(result.stderrText)")
             #expect(FileText.read(dir + "/out.json") == #"{"resource": "scripted", "subject": "scripted-user-1"}"#)
             let planted = try Self.planted(in: dir, prefix: ".out.json"), names = try Self.listing(dir)
@@ -60,9 +62,12 @@ struct StagingNameProcessTests {
     @Test func theQRFileIsWrittenAndThePlantedFileIsKept() throws {
         try withScriptedIdP("ok", ["--approve-after", "2"]) { idp, cli in
             let dir = Self.folder(cli)
-            let result = try Self.runPlanting(cli, prefix: dir + "/.code.svg",
-                                              ["login", "--scope", "openid", "--issuer", idp.issuer, "--client-id", "c",
-                                               "--qr-file", dir + "/code.svg"])
+            let result = try Self.runPlanting(
+                cli, prefix: dir + "/.code.svg",
+                [
+                    "login", "--scope", "openid", "--issuer", idp.issuer, "--client-id", "c",
+                    "--qr-file", dir + "/code.svg"
+                ])
             #expect(result.exitCode == 0, "\(result) \(result.stderrText)")
             #expect(!result.stderrText.contains("warning"), "the image was not written: \(result.stderrText)")
             let planted = try Self.planted(in: dir, prefix: ".code.svg"), names = try Self.listing(dir)

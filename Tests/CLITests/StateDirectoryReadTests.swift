@@ -1,7 +1,7 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyTestSupport
 import Testing
 

@@ -14,11 +14,13 @@ enum StoredSessionFixture {
         var metadata = ProviderMetadata(issuer: issuer)
         metadata.tokenEndpoint = issuer + "/token"
         let now = Timestamp.now()
-        let token = Token(accessToken: "access-token-1", tokenType: "Bearer",
-                          refreshToken: refreshToken ? "refresh-token-1" : nil,
-                          expiresAt: now.addingTimeInterval(3600), scope: scope)
-        return StoredSession(profile: "default", issuer: issuer, clientID: "cli", token: token,
-                             metadata: metadata, createdAt: now, updatedAt: now)
+        let token = Token(
+            accessToken: "access-token-1", tokenType: "Bearer",
+            refreshToken: refreshToken ? "refresh-token-1" : nil,
+            expiresAt: now.addingTimeInterval(3600), scope: scope)
+        return StoredSession(
+            profile: "default", issuer: issuer, clientID: "cli", token: token,
+            metadata: metadata, createdAt: now, updatedAt: now)
     }
 
     /// The state folder and `profiles/` (0700) and a profile file for `keySource`.
@@ -26,8 +28,10 @@ enum StoredSessionFixture {
         let state = cli.stateDirectory
         mkdir(state, 0o700)
         mkdir(state + "/profiles", 0o700)
-        #expect(FileText.write(#"{"issuer":"\#(issuer)","client_id":"cli","key_source":"\#(keySource)"}"#,
-                               to: state + "/profiles/default.json"))
+        #expect(
+            FileText.write(
+                #"{"issuer":"\#(issuer)","client_id":"cli","key_source":"\#(keySource)"}"#,
+                to: state + "/profiles/default.json"))
     }
 
     /// The profile plus `session(scope:refreshToken:)` sealed with the machine key.

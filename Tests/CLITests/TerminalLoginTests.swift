@@ -14,15 +14,16 @@ struct TerminalLoginTests {
         defer { idp.stop() }
         try withCLI { cli, dir in
             let command = "\(cli.binary) --state-dir \(cli.stateDirectory) login --issuer \(idp.issuer) --client-id cli-test"
-            let result = try ProcessRunner.run(script, ["-q", "-e", "-c", command, "/dev/null"],
-                                               environment: cli.environment, timeout: .seconds(60))
+            let result = try ProcessRunner.run(
+                script, ["-q", "-e", "-c", command, "/dev/null"],
+                environment: cli.environment, timeout: .seconds(60))
             #expect(result.exitCode == 0, "\(result)")
             // "\r\n" is one Character, so drop carriage returns scalar by scalar.
             let screen = String(String.UnicodeScalarView(result.stdoutText.unicodeScalars.filter { $0 != "\r" }))
             #expect(screen.contains("WDJB-MJHT"))
-            #expect(screen.contains("Waiting for approval"))    // the countdown line
+            #expect(screen.contains("Waiting for approval"))  // the countdown line
             #expect(screen.contains("Signed in to \(idp.issuer)"))
-            #expect(!screen.contains("\u{1B}[1m"))               // NO_COLOR: no bold
+            #expect(!screen.contains("\u{1B}[1m"))  // NO_COLOR: no bold
             let qrLines = screen.split(separator: "\n").map(String.init).filter { line in
                 line.count >= 21 && line.unicodeScalars.allSatisfy { "█▀▄ ".unicodeScalars.contains($0) }
             }
@@ -45,8 +46,9 @@ struct TerminalLoginTests {
         defer { idp.stop() }
         try withCLI { cli, _ in
             let command = "\(cli.binary) --state-dir \(cli.stateDirectory) login --no-qr --issuer \(idp.issuer) --client-id c"
-            let result = try ProcessRunner.run(script, ["-q", "-e", "-c", command, "/dev/null"],
-                                               environment: cli.environment, timeout: .seconds(60))
+            let result = try ProcessRunner.run(
+                script, ["-q", "-e", "-c", command, "/dev/null"],
+                environment: cli.environment, timeout: .seconds(60))
             #expect(result.exitCode == 0, "\(result)")
             #expect(!result.stdoutText.contains("█"))
             #expect(result.stdoutText.contains("WDJB-MJHT"))

@@ -1,6 +1,7 @@
 import Latchkey
 import LatchkeyJOSE
 import Testing
+
 @testable import latchkey
 
 /// The output-boundary sanitiser (issue 12, item 1): server text reaches the terminal with its
@@ -36,8 +37,10 @@ import Testing
 
     /// Error lines carry server text (error_description, iss, claims); the report sanitises it.
     @Test func failureLinesAreSanitised() {
-        let report = FailureReport(LatchkeyError.denied(code: "access_denied",
-                                                        description: "no\u{1B}]0;owned\u{07}\u{1B}[1A"))
+        let report = FailureReport(
+            LatchkeyError.denied(
+                code: "access_denied",
+                description: "no\u{1B}]0;owned\u{07}\u{1B}[1A"))
         let line = "latchkey: " + TerminalText.singleLine(report.message)
         #expect(!line.unicodeScalars.contains("\u{1B}") && !line.unicodeScalars.contains("\u{07}"))
         #expect(line.contains("\\x1B]0;owned\\x07"))

@@ -1,6 +1,6 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTesting
 
@@ -20,10 +20,14 @@ struct TokenMinter {
     func mint(_ claims: JSONObject, alg: String = "ES256") throws -> String { try signing.sign(claims, alg: alg) }
 
     /// Standard claims around `now` (seconds since the epoch).
-    static func claims(issuer: String = "https://idp.example", audience: String = "cli", now: Int64,
-                       lifetime: Int64 = 600) -> JSONObject {
-        JSONObject([("iss", .string(issuer)), ("sub", "user-1"), ("aud", .string(audience)),
-                    ("iat", .integer(now)), ("exp", .integer(now + lifetime))])
+    static func claims(
+        issuer: String = "https://idp.example", audience: String = "cli", now: Int64,
+        lifetime: Int64 = 600
+    ) -> JSONObject {
+        JSONObject([
+            ("iss", .string(issuer)), ("sub", "user-1"), ("aud", .string(audience)),
+            ("iat", .integer(now)), ("exp", .integer(now + lifetime))
+        ])
     }
 
     static var now: Int64 { Int64(Timestamp.now().timeIntervalSince1970) }

@@ -1,5 +1,6 @@
 import Latchkey
 import Testing
+
 @testable import latchkey
 
 /// A provider that keeps failing reads the same at every endpoint: exit 7 (the contract's
@@ -18,15 +19,17 @@ import Testing
     @Test func theServersWaitIsNamed() {
         let report = FailureReport(LatchkeyError.oauth(.unavailable(status: 429, retryAfter: 120), endpoint: .token))
         #expect(report.exitCode == 7)
-        #expect(report.message == "the provider's token endpoint answered HTTP 429 and asks to wait 120 s (Retry-After), longer than"
-                    + " latchkey waits (at most 60 s, and never past the command's deadline)")
+        #expect(
+            report.message == "the provider's token endpoint answered HTTP 429 and asks to wait 120 s (Retry-After), longer than"
+                + " latchkey waits (at most 60 s, and never past the command's deadline)")
         #expect(report.hint == "try again in 120 s or later")
     }
 
     @Test func endpointNames() {
         #expect(FailureReport.unavailable(.discovery, status: 503, wait: nil) == "the provider's discovery document kept failing: HTTP 503")
         #expect(FailureReport.unavailable(.jwks, status: 502, wait: nil) == "the provider's key set (JWKS) kept failing: HTTP 502")
-        #expect(FailureReport.unavailable(.pushedAuthorization, status: 503, wait: nil)
-                    == "the provider's pushed authorization endpoint kept failing: HTTP 503")
+        #expect(
+            FailureReport.unavailable(.pushedAuthorization, status: 503, wait: nil)
+                == "the provider's pushed authorization endpoint kept failing: HTTP 503")
     }
 }

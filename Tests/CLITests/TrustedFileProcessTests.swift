@@ -38,10 +38,13 @@ struct TrustedFileProcessTests {
 
             // A folder above it that everyone can write (not sticky): the file could be swapped.
             #expect(chmod(open, 0o777) == 0)
-            for (arguments, environment) in [(["--ca-file", file], [String: String]()), ([], ["SSL_CERT_FILE": file]),
-                                             ([], ["LATCHKEY_CA_FILE": file])] {
-                let runner = try LatchkeyCommand(stateDirectory: cli.stateDirectory,
-                                                 extraEnvironment: cli.environment.merging(environment) { $1 })
+            for (arguments, environment) in [
+                (["--ca-file", file], [String: String]()), ([], ["SSL_CERT_FILE": file]),
+                ([], ["LATCHKEY_CA_FILE": file])
+            ] {
+                let runner = try LatchkeyCommand(
+                    stateDirectory: cli.stateDirectory,
+                    extraEnvironment: cli.environment.merging(environment) { $1 })
                 let result = try runner.run(arguments + ["fetch", server.url("/echo")])
                 #expect(result.exitCode == 9, "\(arguments) \(environment): \(result) \(result.stderrText)")
                 #expect(result.stderrText.contains("everyone can write \(open)"), "\(result.stderrText)")

@@ -45,14 +45,14 @@ struct VerifyProcessTests {
             let other = try TokenMinter()
             let expired = try minter.mint(TokenMinter.claims(now: now - 7200))
             let cases: [(String, [String])] = [
-                (try other.mint(TokenMinter.claims(now: now)), []),                               // signed by another key
-                (expired, []),                                                                    // expired
+                (try other.mint(TokenMinter.claims(now: now)), []),  // signed by another key
+                (expired, []),  // expired
                 (try minter.mint(TokenMinter.claims(now: now)), ["--audience", "someone-else"]),  // audience
                 (try minter.mint(TokenMinter.claims(now: now)), ["--issuer", "https://evil.example"]),
-                (try minter.mint(TokenMinter.claims(now: now)), ["--alg", "RS256"]),              // alg not allowed
-                (try minter.mint(TokenMinter.claims(now: now + 3600)), []),                       // iat in the future
+                (try minter.mint(TokenMinter.claims(now: now)), ["--alg", "RS256"]),  // alg not allowed
+                (try minter.mint(TokenMinter.claims(now: now + 3600)), []),  // iat in the future
                 ("not.a.jwt", []),
-                ("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", []),                                     // alg none
+                ("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", [])  // alg none
             ]
             for (token, extra) in cases {
                 let result = try cli.run(["verify", "--jwks", jwks] + extra + [token])
@@ -88,8 +88,11 @@ struct VerifyProcessTests {
             var claims = TokenMinter.claims(now: now)
             for (name, number) in boundary.claims(now: now) { claims[name] = .number(number) }
             let token = try minter.mint(claims)
-            let result = try cli.run(["verify", "--jwks", jwks, "--audience", "cli", "--issuer", "https://idp.example",
-                                      "--leeway", String(boundary.leeway), "--at", String(now), "-"], stdin: Array(token.utf8))
+            let result = try cli.run(
+                [
+                    "verify", "--jwks", jwks, "--audience", "cli", "--issuer", "https://idp.example",
+                    "--leeway", String(boundary.leeway), "--at", String(now), "-"
+                ], stdin: Array(token.utf8))
             #expect(result.exitCode == (boundary.valid ? 0 : 8), "\(boundary): \(result)")
         }
     }

@@ -13,8 +13,9 @@ struct WrongUserMessageTests {
             for command in [["token"], ["status"], ["claims"], ["refresh"]] {
                 let r = try cli.run(command)
                 #expect(r.exitCode == 3, "\(command): \(r)")
-                #expect(lines(r).first == "latchkey: profile 'default' is not signed in (state directory \(cli.stateDirectory))",
-                        "\(command): \(r)")
+                #expect(
+                    lines(r).first == "latchkey: profile 'default' is not signed in (state directory \(cli.stateDirectory))",
+                    "\(command): \(r)")
             }
         }
     }
@@ -31,7 +32,10 @@ struct WrongUserMessageTests {
             #expect(chown(cli.stateDirectory, 1001, 1001) == 0)
             let r = try cli.run(["token"])
             #expect(r.exitCode == 9, "\(r)")
-            #expect(lines(r).first == "latchkey: profile settings: refusing \(cli.stateDirectory): it belongs to uid 1001, and latchkey runs as uid 0", "\(r)")
+            #expect(
+                lines(r).first
+                    == "latchkey: profile settings: refusing \(cli.stateDirectory): it belongs to uid 1001, and latchkey runs as uid 0",
+                "\(r)")
             let hint = lines(r).first { $0.hasPrefix("hint: ") } ?? ""
             #expect(hint.contains("sudo -u '#1001' latchkey"), "\(r)")
             #expect(hint.contains("--state-dir"), "\(r)")

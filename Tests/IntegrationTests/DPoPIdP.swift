@@ -21,12 +21,13 @@ struct DPoPIdP {
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> DPoPIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
-        return DPoPIdP(base: try IntegrationEnvironment.load(env),
-                       issuer: try v("ISSUER_DPOP"), issuerNonce: try v("ISSUER_DPOP_NONCE"),
-                       issuerTLS: try v("ISSUER_DPOP_TLS"), issuerNonceTLS: try v("ISSUER_DPOP_NONCE_TLS"),
-                       client: try v("CLIENT_DPOP"), probeClient: try v("CLIENT_DPOP_PROBE"),
-                       confidentialClient: try v("CLIENT_DPOP_CONFIDENTIAL"), probe: try v("DPOP_PROBE"),
-                       secretFile: try v("CLIENT_SECRET_FILE"), secretFileTLS: try v("CLIENT_SECRET_FILE_TLS"))
+        return DPoPIdP(
+            base: try IntegrationEnvironment.load(env),
+            issuer: try v("ISSUER_DPOP"), issuerNonce: try v("ISSUER_DPOP_NONCE"),
+            issuerTLS: try v("ISSUER_DPOP_TLS"), issuerNonceTLS: try v("ISSUER_DPOP_NONCE_TLS"),
+            client: try v("CLIENT_DPOP"), probeClient: try v("CLIENT_DPOP_PROBE"),
+            confidentialClient: try v("CLIENT_DPOP_CONFIDENTIAL"), probe: try v("DPOP_PROBE"),
+            secretFile: try v("CLIENT_SECRET_FILE"), secretFileTLS: try v("CLIENT_SECRET_FILE_TLS"))
     }
 
     /// The counting proxy's log for `issuer` (plain or TLS instance).

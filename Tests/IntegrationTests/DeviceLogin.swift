@@ -1,6 +1,6 @@
+import Glibc
 import LatchkeyJOSE
 import LatchkeyTestSupport
-import Glibc
 import Testing
 
 /// Drives `latchkey login --json` the way a kiosk script does: reads events as they come and,
@@ -20,8 +20,10 @@ struct DeviceLogin {
 
     /// Runs the login; when the event named `trigger` appears, `onEvent` receives it and the running
     /// process (for `verification`, read `user_code`; for `authorization_url`, read `url`).
-    func run(timeout: Duration = .seconds(90), trigger: String = "verification",
-             onEvent: (JSONValue, ChildProcess) throws -> Void) throws -> Outcome {
+    func run(
+        timeout: Duration = .seconds(90), trigger: String = "verification",
+        onEvent: (JSONValue, ChildProcess) throws -> Void
+    ) throws -> Outcome {
         let child = try latchkey.start(["login", "--json"] + arguments)
         defer { child.terminate() }
         let deadline = ContinuousClock.now + timeout

@@ -10,8 +10,8 @@ import Testing
 struct FaultInjectionTests {
     struct Case: CustomStringConvertible, Sendable {
         let fault: String
-        let target: String      // --fault-on: device, token, discovery, jwks, refresh
-        let allowed: Set<Int32> // documented outcomes for this fault at this place
+        let target: String  // --fault-on: device, token, discovery, jwks, refresh
+        let allowed: Set<Int32>  // documented outcomes for this fault at this place
         var description: String { "\(fault) on \(target)" }
     }
 
@@ -71,8 +71,12 @@ struct FaultInjectionTests {
         FaultTable.record(flow: "login", c: .init(fault: "stall-forever", target: target, allowed: [0, 5, 6]), result: r)
     }
 
-    @Test("refresh under fault keeps the token file intact", arguments: ["drop-mid-response", "status-503",
-                                                                         "non-json-body", "duplicate-json-keys"])
+    @Test(
+        "refresh under fault keeps the token file intact",
+        arguments: [
+            "drop-mid-response", "status-503",
+            "non-json-body", "duplicate-json-keys"
+        ])
     func refreshUnderFault(fault: String) throws {
         let server = try ScriptedIdP(scenario: fault, arguments: ["--fault-on", "refresh"])
         defer { server.stop() }

@@ -21,10 +21,12 @@ struct GitCredentialHelperTests {
         init(root: String, scratch: String, name: String, env: IntegrationEnvironment, state: String) throws {
             log = scratch + "/\(name).jsonl"
             revoked = scratch + "/\(name).revoked"
-            process = try ChildProcess.spawn(env.python, [
-                PackagePaths.harness() + "/git_http_server.py", "--root", root, "--userinfo", env.issuer + "/userinfo",
-                "--cert", state + "/ca/server.pem", "--key", state + "/ca/server.key", "--log", log, "--revoked", revoked,
-            ], environment: HostEnvironment.current, stdin: .pipe)
+            process = try ChildProcess.spawn(
+                env.python,
+                [
+                    PackagePaths.harness() + "/git_http_server.py", "--root", root, "--userinfo", env.issuer + "/userinfo",
+                    "--cert", state + "/ca/server.pem", "--key", state + "/ca/server.key", "--log", log, "--revoked", revoked
+                ], environment: HostEnvironment.current, stdin: .pipe)
             guard let line = process.nextLine(timeout: .seconds(20)), line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
                 let result = process.waitForExit(timeout: .seconds(2))
                 throw try Requirement.missing("git_http_server.py did not start: \(result.stderrText.suffix(500))")
@@ -48,15 +50,18 @@ struct GitCredentialHelperTests {
     /// fallback helper that answers a wrong password (so "gets nothing from latchkey" shows as the
     /// fallback's answer reaching the server).
     static func git(_ ws: Workspace, home: String, ca: String, _ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
-        let git = try Requirement.requireOrSkip(access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
-                                                "git is not installed (apt-get install git)")
+        let git = try Requirement.requireOrSkip(
+            access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" : nil,
+            "git is not installed (apt-get install git)")
         var env = GitEnvironment.isolated(ws.latchkey.environment, home: home)
         env["GIT_AUTHOR_NAME"] = "Alice"; env["GIT_AUTHOR_EMAIL"] = "alice@example.test"
         env["GIT_COMMITTER_NAME"] = "Alice"; env["GIT_COMMITTER_EMAIL"] = "alice@example.test"
         let helper = "!'\(ws.latchkey.binary)' --state-dir '\(ws.latchkey.stateDirectory)' credential"
         let fallback = "!f() { test \"$1\" = get && printf 'username=fallback\\npassword=not-a-token\\n'; }; f"
-        let config = ["-c", "credential.helper=", "-c", "credential.helper=" + helper, "-c", "credential.helper=" + fallback,
-                      "-c", "http.sslCAInfo=" + ca, "-c", "init.defaultBranch=main", "-c", "protocol.version=2"]
+        let config = [
+            "-c", "credential.helper=", "-c", "credential.helper=" + helper, "-c", "credential.helper=" + fallback,
+            "-c", "http.sslCAInfo=" + ca, "-c", "init.defaultBranch=main", "-c", "protocol.version=2"
+        ]
         let location = folder.map { ["-C", $0] } ?? []
         return try ProcessRunner.run(git, location + config + arguments, environment: env, timeout: .seconds(60))
     }
@@ -65,8 +70,9 @@ struct GitCredentialHelperTests {
     func cloneAndPushOverHTTPS() throws {
         let env = try IntegrationEnvironment.load()
         let state = try Requirement.environmentValue("LATCHKEY_IT_STATE")
-        _ = try Requirement.requireOrSkip(access("/usr/lib/git-core/git-http-backend", X_OK) == 0 ? true : nil,
-                                          "git http-backend is missing (apt-get install git)")
+        _ = try Requirement.requireOrSkip(
+            access("/usr/lib/git-core/git-http-backend", X_OK) == 0 ? true : nil,
+            "git http-backend is missing (apt-get install git)")
         let ws = try Workspace.glewlwyd(env)
         let scratch = ws.directory.path
         let home = scratch + "/home"
@@ -82,22 +88,30 @@ struct GitCredentialHelperTests {
         #expect(try Self.git(ws, home: home, ca: env.caFile, ["commit", "-qm", "seed"], in: scratch + "/seed").exitCode == 0)
         let seeded = try Self.git(ws, home: home, ca: env.caFile, ["push", "-q", root + "/project.git", "main"], in: scratch + "/seed")
         #expect(seeded.exitCode == 0, "\(seeded)")
-        #expect(try Self.git(ws, home: home, ca: env.caFile,
-                             ["--git-dir", root + "/project.git", "config", "http.receivepack", "true"]).exitCode == 0)
+        #expect(
+            try Self.git(
+                ws, home: home, ca: env.caFile,
+                ["--git-dir", root + "/project.git", "config", "http.receivepack", "true"]
+            ).exitCode == 0)
 
         let forge = try Forge(root: root, scratch: scratch, name: "forge", env: env, state: state)
         let other = try Forge(root: root, scratch: scratch, name: "other", env: env, state: state)
 
         // Sign in at Glewlwyd, naming the forge as the credential host.
-        let login = try GlewlwydDeviceFlowTests.login(ws, env, issuer: env.issuer, client: env.clientES256,
-                                                      extra: ["--dpop", "never", "--credential-host", forge.host])
+        let login = try GlewlwydDeviceFlowTests.login(
+            ws, env, issuer: env.issuer, client: env.clientES256,
+            extra: ["--dpop", "never", "--credential-host", forge.host])
         try #require(login.result.exitCode == 0, "login: \(login.result)")
         let token = try #require(try ws.latchkey.run(["token"]).stdoutLines.first)
         let tokenHash = try Self.sha256(token)
 
         // Without credentials the forge refuses (so the clone below is the token's doing).
-        let bare = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", env.caFile,
-                                                           forge.url + "/info/refs?service=git-upload-pack"])
+        let bare = try ProcessRunner.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", env.caFile,
+                forge.url + "/info/refs?service=git-upload-pack"
+            ])
         #expect(bare.stdoutText == "401", "\(bare)")
 
         // clone: git meets the 401, asks latchkey, sends oauth2:<token>, the forge checks it at Glewlwyd.
@@ -106,8 +120,9 @@ struct GitCredentialHelperTests {
         #expect(FileText.read(scratch + "/work/README") == "hello\n")
         let accepted = try forge.requests().filter { $0["status"] != .number("401") }
         #expect(!accepted.isEmpty)
-        #expect(accepted.allSatisfy { $0["user"] == .string("oauth2") && $0["password_sha256"] == .string(tokenHash) },
-                "\(accepted)")
+        #expect(
+            accepted.allSatisfy { $0["user"] == .string("oauth2") && $0["password_sha256"] == .string(tokenHash) },
+            "\(accepted)")
         #expect(accepted.allSatisfy { $0["idp_status"] == .number("200") })
 
         // push: a new commit lands in the bare repository.
@@ -117,7 +132,10 @@ struct GitCredentialHelperTests {
         #expect(push.exitCode == 0, "push: \(push)")
         let head = try Self.git(ws, home: home, ca: env.caFile, ["--git-dir", root + "/project.git", "log", "-1", "--format=%s", "main"])
         #expect(head.stdoutLines == ["second"], "\(head)")
-        #expect(try forge.requests().contains { $0["path"]?.stringValue?.hasSuffix("/git-receive-pack") == true && $0["status"] == .number("200") })
+        #expect(
+            try forge.requests().contains {
+                $0["path"]?.stringValue?.hasSuffix("/git-receive-pack") == true && $0["status"] == .number("200")
+            })
 
         // Another host (the same forge on another port): latchkey answers nothing, git falls to the
         // next helper, whose password the forge refuses; the token never reaches that host.

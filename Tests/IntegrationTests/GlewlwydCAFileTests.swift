@@ -13,8 +13,9 @@ struct GlewlwydRememberedCAFileTests {
         // No LATCHKEY_CA_FILE, and an empty SSL_CERT_FILE: only the profile knows the test CA.
         let ws = try Workspace(extraEnvironment: ["SSL_CERT_FILE": ""])
         let started = wallClock()
-        let outcome = try GlewlwydDeviceFlowTests.login(ws, env, issuer: env.issuerTLS, client: env.clientES256,
-                                                        extra: ["--dpop", "never"])
+        let outcome = try GlewlwydDeviceFlowTests.login(
+            ws, env, issuer: env.issuerTLS, client: env.clientES256,
+            extra: ["--dpop", "never"])
         try #require(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
         let status = try JSONParser().parseObject(try ws.latchkey.run(["status", "--json"]).stdout)
         #expect(status["ca_file"]?.stringValue == env.caFile, "\(status)")

@@ -20,10 +20,11 @@ struct CIBAIdP {
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> CIBAIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
-        return CIBAIdP(base: try IntegrationEnvironment.load(env), issuer: try v("ISSUER_CIBA"), issuerTLS: try v("ISSUER_CIBA_TLS"),
-                       issuerExpiry: try v("ISSUER_CIBA_EXPIRY"), issuerDPoP: try v("ISSUER_CIBA_DPOP"), client: try v("CLIENT_CIBA"),
-                       secretFile: try v("CLIENT_SECRET_FILE"), secretFileTLS: try v("CLIENT_SECRET_FILE_TLS"),
-                       shortTTL: Int(try v("SHORT_CIBA_TTL")) ?? 4, approveScript: try v("APPROVE_CIBA"))
+        return CIBAIdP(
+            base: try IntegrationEnvironment.load(env), issuer: try v("ISSUER_CIBA"), issuerTLS: try v("ISSUER_CIBA_TLS"),
+            issuerExpiry: try v("ISSUER_CIBA_EXPIRY"), issuerDPoP: try v("ISSUER_CIBA_DPOP"), client: try v("CLIENT_CIBA"),
+            secretFile: try v("CLIENT_SECRET_FILE"), secretFileTLS: try v("CLIENT_SECRET_FILE_TLS"),
+            shortTTL: Int(try v("SHORT_CIBA_TTL")) ?? 4, approveScript: try v("APPROVE_CIBA"))
     }
 
     func secretFile(for issuer: String) -> String { issuer.hasPrefix("https:") ? secretFileTLS : secretFile }
@@ -31,9 +32,13 @@ struct CIBAIdP {
 
     /// Answers the request showing `bindingMessage` as alice on her phone would.
     func answer(issuer: String, bindingMessage: String, deny: Bool = false) throws -> ProcessResult {
-        try ProcessRunner.run(base.python, [approveScript, "--issuer", issuer, "--ca-file", base.caFile, "--client-id", client,
-                                            "--binding-message", bindingMessage] + (deny ? ["--deny"] : []),
-                              timeout: .seconds(30))
+        try ProcessRunner.run(
+            base.python,
+            [
+                approveScript, "--issuer", issuer, "--ca-file", base.caFile, "--client-id", client,
+                "--binding-message", bindingMessage
+            ] + (deny ? ["--deny"] : []),
+            timeout: .seconds(30))
     }
 }
 
@@ -47,12 +52,17 @@ struct GlewlwydCIBATests {
     /// A binding message no other test's request shows, so the approver answers this one.
     static func message(_ label: String) -> String { "\(label) \(getpid() % 10_000)-\(Int(wallClock() * 1000) % 100_000)" }
 
-    func login(_ ws: Workspace, _ idp: CIBAIdP, issuer: String, message: String, hint: String = hint,
-               answer: ((String) throws -> Void)? = nil) throws -> DeviceLogin.Outcome {
-        let login = DeviceLogin(latchkey: ws.latchkey,
-                                arguments: ["--flow", "ciba", "--issuer", issuer, "--client-id", idp.client,
-                                            "--client-secret-file", idp.secretFile(for: issuer), "--scope", idp.base.scope,
-                                            "--login-hint", hint, "--binding-message", message])
+    func login(
+        _ ws: Workspace, _ idp: CIBAIdP, issuer: String, message: String, hint: String = hint,
+        answer: ((String) throws -> Void)? = nil
+    ) throws -> DeviceLogin.Outcome {
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--flow", "ciba", "--issuer", issuer, "--client-id", idp.client,
+                "--client-secret-file", idp.secretFile(for: issuer), "--scope", idp.base.scope,
+                "--login-hint", hint, "--binding-message", message
+            ])
         return try login.run(timeout: .seconds(60), trigger: "backchannel") { _, _ in try answer?(message) }
     }
 
@@ -71,7 +81,8 @@ struct GlewlwydCIBATests {
         #expect(backchannel["event"]?.stringValue == "backchannel" && backchannel["login_hint"]?.stringValue == Self.hint)
         #expect(backchannel["interval"]?.int64Value == 5, "Glewlwyd's fixed CIBA interval")
         let authorized = try #require(outcome.events.last)
-        #expect(authorized["event"]?.stringValue == "authorized" && authorized["id_token_verified"]?.boolValue == true, "\(outcome.eventNames)")
+        #expect(
+            authorized["event"]?.stringValue == "authorized" && authorized["id_token_verified"]?.boolValue == true, "\(outcome.eventNames)")
         #expect(authorized["issuer"]?.stringValue == issuer)
         let claims = try JSONParser().parse(try ws.latchkey.run(["claims"]).stdout)
         #expect(claims["urn:openid:params:jwt:claim:auth_req_id"]?.stringValue != nil, "Glewlwyd names the request: \(claims)")

@@ -8,18 +8,24 @@ import Testing
 @Suite("Glewlwyd client credentials", .serialized)
 struct GlewlwydClientCredentialsTests {
     func workspace(_ env: IssueSixteenEnvironment, tls: Bool = false) throws -> Workspace {
-        try Workspace(extraEnvironment: ["LATCHKEY_CA_FILE": env.base.caFile,
-                                         "LATCHKEY_CLIENT_SECRET": FileText.read(tls ? env.machineSecretFileTLS : env.machineSecretFile) ?? ""])
+        try Workspace(extraEnvironment: [
+            "LATCHKEY_CA_FILE": env.base.caFile,
+            "LATCHKEY_CLIENT_SECRET": FileText.read(tls ? env.machineSecretFileTLS : env.machineSecretFile) ?? ""
+        ])
     }
 
     func login(_ ws: Workspace, _ env: IssueSixteenEnvironment, issuer: String, verbose: Bool = false) throws -> ProcessResult {
-        try ws.latchkey.run((verbose ? ["-v"] : []) + ["login", "--json", "--flow", "client-credentials", "--issuer", issuer,
-                                                      "--client-id", env.clientMachine, "--scope", "machine glwd_revoke",
-                                                      "--resource", env.resource])
+        try ws.latchkey.run(
+            (verbose ? ["-v"] : []) + [
+                "login", "--json", "--flow", "client-credentials", "--issuer", issuer,
+                "--client-id", env.clientMachine, "--scope", "machine glwd_revoke",
+                "--resource", env.resource
+            ])
     }
 
-    @Test("login, token, status (the client is the subject) and logout, over plain HTTP and TLS; the secret never shows",
-          arguments: [false, true])
+    @Test(
+        "login, token, status (the client is the subject) and logout, over plain HTTP and TLS; the secret never shows",
+        arguments: [false, true])
     func signInAndOut(tls: Bool) throws {
         let env = try IssueSixteenEnvironment.load()
         let ws = try workspace(env, tls: tls)

@@ -21,9 +21,13 @@ struct GlewlwydClockSkewTests {
         let ws = try Workspace.glewlwyd(env)
         let log = ws.directory.path + "/shifted.jsonl"
         let origin = Self.origin(env.issuer)
-        let proxy = try ChildProcess.spawn(env.python, [PackagePaths.harness() + "/idp/counting_proxy.py", "--listen", "0",
-                                                        "--upstream", origin, "--log", log, "--date-offset", "600"],
-                                           environment: HostEnvironment.current)
+        let proxy = try ChildProcess.spawn(
+            env.python,
+            [
+                PackagePaths.harness() + "/idp/counting_proxy.py", "--listen", "0",
+                "--upstream", origin, "--log", log, "--date-offset", "600"
+            ],
+            environment: HostEnvironment.current)
         defer { proxy.terminate() }
         let banner = try #require(proxy.nextLine(timeout: .seconds(20)), "the shifting proxy did not start")
         let port = try #require(banner.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }?.split(separator: ":").last)
@@ -37,14 +41,17 @@ struct GlewlwydClockSkewTests {
             try #require(url.hasPrefix(origin), "\(url)")
             return shifted + url.dropFirst(origin.count)
         }
-        let login = try GlewlwydDeviceFlowTests.login(ws, env, issuer: env.issuer, client: env.clientRS256, extra: [
-            "--token-endpoint", try viaProxy("token_endpoint"),
-            "--device-authorization-endpoint", try viaProxy("device_authorization_endpoint"),
-        ])
+        let login = try GlewlwydDeviceFlowTests.login(
+            ws, env, issuer: env.issuer, client: env.clientRS256,
+            extra: [
+                "--token-endpoint", try viaProxy("token_endpoint"),
+                "--device-authorization-endpoint", try viaProxy("device_authorization_endpoint")
+            ])
         #expect(login.result.exitCode == 0, "login: \(login.result)")
         let names = login.eventNames
-        let warning = try #require(login.events.first { $0["event"]?.stringValue == "warning" && $0["code"]?.stringValue == "clock_skew" },
-                                   "events: \(names)")
+        let warning = try #require(
+            login.events.first { $0["event"]?.stringValue == "warning" && $0["code"]?.stringValue == "clock_skew" },
+            "events: \(names)")
         let offset = try #require(warning["offset_seconds"]?.int64Value)
         #expect((598...602).contains(offset), "\(offset)")
         #expect(warning["message"]?.stringValue == "the local clock is \(offset) s behind the provider's; check NTP")

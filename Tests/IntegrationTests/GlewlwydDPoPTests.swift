@@ -29,28 +29,37 @@ struct GlewlwydDPoPHarnessTests {
     @Test("binding, refresh with the same key, refusals that leave the refresh token usable, /userinfo, revocation")
     func binding() throws {
         let dpop = try DPoPIdP.load()
-        try Self.probe(dpop, ["--issuer", dpop.issuer, "--client-id", dpop.probeClient, "--ca-file", dpop.base.caFile,
-                              "--confidential-client-id", dpop.confidentialClient,
-                              "--confidential-secret-file", dpop.secretFile],
-                       expected: ["device token with a proof: 200, token_type DPoP",
-                                  "access token cnf.jkt = the proof key's RFC 7638 thumbprint",
-                                  "userinfo with the bound token as Bearer -> refused",
-                                  "refresh with a proof from another key -> 403 invalid_dpop_proof",
-                                  "refresh with a wrong htu -> 403 invalid_dpop_proof",
-                                  "refresh reusing a jti -> 403 invalid_dpop_proof (the refresh token stays usable)",
-                                  "stolen refresh token replayed with the thief's key -> 403 invalid_dpop_proof",
-                                  "after all these refusals the refresh token still works (200)",
-                                  "confidential client: revoke the bound refresh token with Basic auth (+ a proof, ignored) -> 200"])
+        try Self.probe(
+            dpop,
+            [
+                "--issuer", dpop.issuer, "--client-id", dpop.probeClient, "--ca-file", dpop.base.caFile,
+                "--confidential-client-id", dpop.confidentialClient,
+                "--confidential-secret-file", dpop.secretFile
+            ],
+            expected: [
+                "device token with a proof: 200, token_type DPoP",
+                "access token cnf.jkt = the proof key's RFC 7638 thumbprint",
+                "userinfo with the bound token as Bearer -> refused",
+                "refresh with a proof from another key -> 403 invalid_dpop_proof",
+                "refresh with a wrong htu -> 403 invalid_dpop_proof",
+                "refresh reusing a jti -> 403 invalid_dpop_proof (the refresh token stays usable)",
+                "stolen refresh token replayed with the thief's key -> 403 invalid_dpop_proof",
+                "after all these refusals the refresh token still works (200)",
+                "confidential client: revoke the bound refresh token with Basic auth (+ a proof, ignored) -> 200"
+            ])
     }
 
     @Test("mandatory nonces: 400 use_dpop_nonce at /token, 401 WWW-Authenticate use_dpop_nonce at /userinfo")
     func nonces() throws {
         let dpop = try DPoPIdP.load()
-        try Self.probe(dpop, ["--issuer", dpop.issuerNonce, "--client-id", dpop.probeClient, "--nonce"],
-                       expected: ["nonce: approved poll without a nonce -> 400 use_dpop_nonce + DPoP-Nonce",
-                                  "nonce: refresh with the nonce -> 200 (the refresh token survived the challenges)",
-                                  #"nonce: userinfo without a nonce -> 401 WWW-Authenticate: DPoP error="use_dpop_nonce" + DPoP-Nonce"#,
-                                  "nonce: userinfo with the nonce -> 200"])
+        try Self.probe(
+            dpop, ["--issuer", dpop.issuerNonce, "--client-id", dpop.probeClient, "--nonce"],
+            expected: [
+                "nonce: approved poll without a nonce -> 400 use_dpop_nonce + DPoP-Nonce",
+                "nonce: refresh with the nonce -> 200 (the refresh token survived the challenges)",
+                #"nonce: userinfo without a nonce -> 401 WWW-Authenticate: DPoP error="use_dpop_nonce" + DPoP-Nonce"#,
+                "nonce: userinfo with the nonce -> 200"
+            ])
     }
 }
 
@@ -65,12 +74,15 @@ struct GlewlwydDPoPTests {
         var authorized: JSONValue? { outcome.events.first { $0["event"]?.stringValue == "authorized" } }
     }
 
-    static func login(_ dpop: DPoPIdP, issuer: String, client: String? = nil, dpopMode: String? = "always",
-                      extra: [String] = []) throws -> Session {
+    static func login(
+        _ dpop: DPoPIdP, issuer: String, client: String? = nil, dpopMode: String? = "always",
+        extra: [String] = []
+    ) throws -> Session {
         let ws = try Workspace.glewlwyd(dpop.base)
         let mode = dpopMode.map { ["--dpop", $0] } ?? []
-        let outcome = try GlewlwydDeviceFlowTests.login(ws, dpop.base, issuer: issuer, client: client ?? dpop.client,
-                                                        extra: mode + extra)
+        let outcome = try GlewlwydDeviceFlowTests.login(
+            ws, dpop.base, issuer: issuer, client: client ?? dpop.client,
+            extra: mode + extra)
         try #require(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
         return Session(ws: ws, outcome: outcome)
     }
@@ -206,7 +218,9 @@ struct GlewlwydDPoPTests {
         let refreshStarted = wallClock()
         let refreshed = try session.ws.latchkey.run(["refresh"])
         #expect(refreshed.exitCode == 0, "refresh: \(refreshed) \(refreshed.stderrText)")
-        let refreshes = ServerLog.read(dpop.base.proxyLog, since: refreshStarted).filter { $0.isRefresh && $0.param("client_id") == dpop.client }
+        let refreshes = ServerLog.read(dpop.base.proxyLog, since: refreshStarted).filter {
+            $0.isRefresh && $0.param("client_id") == dpop.client
+        }
         #expect(refreshes.count == 1 && refreshes.first?.status == 200, "\(refreshes.map(\.raw))")
         #expect(refreshes.first?.raw["dpop"]?["nonce"]?.stringValue == nonce, "\(refreshes.map(\.raw))")
 
@@ -223,9 +237,12 @@ struct GlewlwydDPoPTests {
     func overTLSWithRevocation() throws {
         let dpop = try DPoPIdP.load()
         let issuer = dpop.issuerTLS
-        let session = try Self.login(dpop, issuer: issuer, client: dpop.confidentialClient,
-                                     extra: ["--client-secret-file", dpop.secretFile(for: issuer),
-                                             "--auth-method", "client_secret_basic"])
+        let session = try Self.login(
+            dpop, issuer: issuer, client: dpop.confidentialClient,
+            extra: [
+                "--client-secret-file", dpop.secretFile(for: issuer),
+                "--auth-method", "client_secret_basic"
+            ])
         #expect(session.authorized?["token_binding"]?.stringValue == "dpop")
         let url = Self.userinfo(issuer)
         let pair = try Self.headerLines(session.ws, url: url)
@@ -257,8 +274,11 @@ struct GlewlwydDPoPTests {
         // correct proof is refused (dpop_probe.py measures it); if this changes, revisit the docs.
         let revokes = ServerLog.read(dpop.base.proxyLog, since: started).filter { $0.path.hasSuffix("/revoke") }
         #expect(!revokes.isEmpty && revokes.allSatisfy { $0.status == 401 }, "\(revokes.map(\.raw))")
-        #expect(revokes.contains { $0.raw["auth_scheme"]?.stringValue == "DPoP" && $0.raw["dpop"]?["htu"]?.stringValue == dpop.issuer + "/revoke" },
-                "the retry carries the bound token with a proof for the revocation endpoint: \(revokes.map(\.raw))")
+        #expect(
+            revokes.contains {
+                $0.raw["auth_scheme"]?.stringValue == "DPoP" && $0.raw["dpop"]?["htu"]?.stringValue == dpop.issuer + "/revoke"
+            },
+            "the retry carries the bound token with a proof for the revocation endpoint: \(revokes.map(\.raw))")
         let status = try session.ws.latchkey.run(["status"])
         #expect(status.exitCode == 3, "status after logout: \(status)")
     }
@@ -272,14 +292,19 @@ struct GlewlwydDPoPTests {
         let here = try copy.latchkey.run(["status"])
         #expect(here.exitCode == 0 && here.stdoutText.contains("token binding: dpop"), "copy on the same machine: \(here)")
 
-        let unshare = try Requirement.requireOrSkip(["/usr/bin/unshare", "/bin/unshare"].first(where: PackagePaths.exists),
-                                                    "unshare (util-linux) for a private /etc/machine-id")
+        let unshare = try Requirement.requireOrSkip(
+            ["/usr/bin/unshare", "/bin/unshare"].first(where: PackagePaths.exists),
+            "unshare (util-linux) for a private /etc/machine-id")
         let otherID = copy.directory.path + "/other-machine-id"
         #expect(FileText.write("0123456789abcdef0123456789abcdef\n", to: otherID))
         let script = #"mount --bind "$1" /etc/machine-id && shift && exec "$@""#
-        let elsewhere = try ProcessRunner.run(unshare, ["-m", "/bin/sh", "-c", script, "sh", otherID,
-                                                        copy.latchkey.binary, "--state-dir", copy.latchkey.stateDirectory, "token"],
-                                              environment: copy.latchkey.environment, timeout: .seconds(30))
+        let elsewhere = try ProcessRunner.run(
+            unshare,
+            [
+                "-m", "/bin/sh", "-c", script, "sh", otherID,
+                copy.latchkey.binary, "--state-dir", copy.latchkey.stateDirectory, "token"
+            ],
+            environment: copy.latchkey.environment, timeout: .seconds(30))
         if elsewhere.stderrText.contains("mount") || elsewhere.stderrText.contains("unshare") {
             throw try Requirement.missing("a private mount namespace (root) to fake another machine id: \(elsewhere.stderrText)")
         }

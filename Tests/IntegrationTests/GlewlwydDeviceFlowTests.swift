@@ -8,11 +8,16 @@ import Testing
 @Suite("Glewlwyd", .serialized)
 struct GlewlwydDeviceFlowTests {
     /// Signs in with the device flow at `issuer` with `client`, approving as a person would.
-    static func login(_ ws: Workspace, _ env: IntegrationEnvironment, issuer: String, client: String,
-                      extra: [String] = []) throws -> DeviceLogin.Outcome {
-        let login = DeviceLogin(latchkey: ws.latchkey,
-                                arguments: ["--issuer", issuer, "--client-id", client, "--scope", env.scope,
-                                            "--ca-file", env.caFile] + extra)
+    static func login(
+        _ ws: Workspace, _ env: IntegrationEnvironment, issuer: String, client: String,
+        extra: [String] = []
+    ) throws -> DeviceLogin.Outcome {
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", issuer, "--client-id", client, "--scope", env.scope,
+                "--ca-file", env.caFile
+            ] + extra)
         return try login.run { event, _ in
             let code = try #require(event["user_code"]?.stringValue)
             let approval = try env.approve(userCode: code, issuer: issuer)
@@ -28,8 +33,9 @@ struct GlewlwydDeviceFlowTests {
         let started = wallClock()
         let outcome = try Self.login(ws, env, issuer: env.issuer, client: client)
         #expect(outcome.result.exitCode == 0, "login: \(outcome.result)")
-        let authorized = try #require(outcome.events.first { $0["event"]?.stringValue == "authorized" },
-                                      "events: \(outcome.eventNames)")
+        let authorized = try #require(
+            outcome.events.first { $0["event"]?.stringValue == "authorized" },
+            "events: \(outcome.eventNames)")
         #expect(authorized["id_token_verified"]?.boolValue == true)
         #expect(authorized["issuer"]?.stringValue == env.issuer)
 
@@ -81,8 +87,12 @@ struct GlewlwydDeviceFlowTests {
     func deviceCodeExpiry() throws {
         let env = try IntegrationEnvironment.load()
         let ws = try Workspace.glewlwyd(env)
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: ["--issuer", env.issuerDeviceExpiry,
-                                "--client-id", env.clientRS256, "--scope", env.scope])
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", env.issuerDeviceExpiry,
+                "--client-id", env.clientRS256, "--scope", env.scope
+            ])
         let outcome = try login.run(timeout: .seconds(60)) { _, _ in }
         #expect(outcome.result.exitCode == 5, "login: \(outcome.result)")
         let limit = Duration.seconds(env.shortDeviceTTL + env.deviceInterval + 10)
@@ -95,8 +105,12 @@ struct GlewlwydDeviceFlowTests {
     func interruptWhilePolling() throws {
         let env = try IntegrationEnvironment.load()
         let ws = try Workspace.glewlwyd(env)
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: ["--issuer", env.issuer,
-                                "--client-id", env.clientRS256, "--scope", env.scope])
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", env.issuer,
+                "--client-id", env.clientRS256, "--scope", env.scope
+            ])
         let outcome = try login.run(timeout: .seconds(30)) { _, child in
             usleep(1_500_000)  // let it poll at least once
             child.send(signal: SIGINT)
@@ -112,14 +126,18 @@ struct GlewlwydDeviceFlowTests {
         let env = try IntegrationEnvironment.load()
         let ws = try Workspace.glewlwyd(env)
         let started = wallClock()
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: [
-            "--issuer", env.issuer, "--client-id", env.clientCode, "--scope", env.scope,
-            "--flow", "browser", "--redirect-uri", env.redirectURI])
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", env.issuer, "--client-id", env.clientCode, "--scope", env.scope,
+                "--flow", "browser", "--redirect-uri", env.redirectURI
+            ])
         let outcome = try login.run(trigger: "authorization_url") { event, _ in
             let url = try #require(event["url"]?.stringValue)
             #expect(url.contains("code_challenge_method=S256"), "authorization URL: \(url)")
             // OpenID Connect Core §11, and Glewlwyd signs in with it.
-            #expect(url.contains("prompt=consent") == env.scope.split(separator: " ").contains("offline_access"), "authorization URL: \(url)")
+            #expect(
+                url.contains("prompt=consent") == env.scope.split(separator: " ").contains("offline_access"), "authorization URL: \(url)")
             let browser = try env.completeBrowserLogin(authorizationURL: url)
             #expect(browser.exitCode == 0, "browser: \(browser) \(browser.stdoutText)")
         }
@@ -134,9 +152,12 @@ struct GlewlwydDeviceFlowTests {
     func confidentialClient() throws {
         let env = try IntegrationEnvironment.load()
         let ws = try Workspace.glewlwyd(env)
-        let outcome = try Self.login(ws, env, issuer: env.issuer, client: env.clientConfidential,
-                                     extra: ["--client-secret-file", env.clientSecretFile,
-                                             "--auth-method", "client_secret_basic"])
+        let outcome = try Self.login(
+            ws, env, issuer: env.issuer, client: env.clientConfidential,
+            extra: [
+                "--client-secret-file", env.clientSecretFile,
+                "--auth-method", "client_secret_basic"
+            ])
         #expect(outcome.result.exitCode == 0, "login: \(outcome.result)")
         #expect(!outcome.result.stdoutText.contains(FileText.read(env.clientSecretFile) ?? "<none>"))
         #expect(!outcome.result.stderrText.contains(FileText.read(env.clientSecretFile) ?? "<none>"))

@@ -21,7 +21,8 @@ struct GlewlwydDiskFullTests {
         let refresh = try ws.latchkey.run(["refresh"])
         #expect(refresh.exitCode == 9, "refresh on a full disk: \(refresh)")
         let firstLine = refresh.stderrText.split(separator: "\n").first.map(String.init) ?? ""
-        #expect(firstLine.hasPrefix("latchkey: cannot reserve space for ") && firstLine.contains("disk full")
+        #expect(
+            firstLine.hasPrefix("latchkey: cannot reserve space for ") && firstLine.contains("disk full")
                 && firstLine.hasSuffix("the refresh was not attempted and the session is intact"), "\(firstLine)")
         let sent = ServerLog.read(env.proxyLog, since: started).filter { $0.isRefresh }
         #expect(sent.isEmpty, "refresh requests sent on a full disk: \(sent.map(\.raw))")

@@ -19,8 +19,9 @@ struct GlewlwydEndSessionTests {
         let process: ChildProcess
         init(issuer: String, env: IntegrationEnvironment) throws {
             let script = try Requirement.environmentValue("LATCHKEY_IT_END_SESSION_BROWSER")
-            process = try ChildProcess.spawn(env.python, [script, "--issuer", issuer, "--ca-file", env.caFile],
-                                             environment: HostEnvironment.current, stdin: .pipe)
+            process = try ChildProcess.spawn(
+                env.python, [script, "--issuer", issuer, "--ca-file", env.caFile],
+                environment: HostEnvironment.current, stdin: .pipe)
         }
         func ask(_ command: String) throws -> JSONObject {
             #expect(process.write(Array((command + "\n").utf8)))
@@ -52,18 +53,22 @@ struct GlewlwydEndSessionTests {
         let redirect = try Requirement.environmentValue("LATCHKEY_IT_END_SESSION_REDIRECT")
         let browser = try Browser(issuer: issuer, env: env)
         let ws = try Workspace.glewlwyd(env)
-        let login = try DeviceLogin(latchkey: ws.latchkey, arguments: [
-            "--issuer", issuer, "--client-id", client, "--scope", env.scope, "--dpop", "never",
-            "--post-logout-redirect-uri", redirect,
-        ]).run { event, _ in
+        let login = try DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", issuer, "--client-id", client, "--scope", env.scope, "--dpop", "never",
+                "--post-logout-redirect-uri", redirect
+            ]
+        ).run { event, _ in
             let approved = try browser.ask("approve " + (try #require(event["user_code"]?.stringValue)))
             #expect(approved["approved"] == .bool(true), "\(approved)")
         }
         try #require(login.result.exitCode == 0, "login: \(login.result)")
         #expect(browser.sessionStatus == "200", "alice is signed in at Glewlwyd")
         let idToken = try #require(try ws.latchkey.run(["id-token"]).stdoutLines.first)
-        let sid = try #require(try JSONParser().parseObject(try ws.latchkey.run(["claims"]).stdout)["sid"]?.stringValue,
-                               "session management puts sid in the ID token")
+        let sid = try #require(
+            try JSONParser().parseObject(try ws.latchkey.run(["claims"]).stdout)["sid"]?.stringValue,
+            "session management puts sid in the ID token")
         let metadata = try ProcessRunner.run("/usr/bin/curl", ["-s", "--cacert", env.caFile, issuer + "/.well-known/openid-configuration"])
         let endpoint = try #require(try JSONParser().parseObject(metadata.stdout)["end_session_endpoint"]?.stringValue)
         #expect(endpoint == issuer + "/end_session")
@@ -81,16 +86,18 @@ struct GlewlwydEndSessionTests {
         #expect(plainQuery.first { $0.0 == "post_logout_redirect_uri" }?.1 == encodedRedirect)
         #expect((plainQuery.first { $0.0 == "state" }?.1.count ?? 0) >= 22)
         let ignored = try browser.ask("open " + plainURL)
-        #expect(ignored["status"] == .number("200") && ignored["body"] == .string("") && ignored["location"] == .string(""),
-                "\(ignored)")
+        #expect(
+            ignored["status"] == .number("200") && ignored["body"] == .string("") && ignored["location"] == .string(""),
+            "\(ignored)")
         #expect(browser.sessionStatus == "200", "without the hint Glewlwyd ends nothing")
 
         // With the hint: revocation and local deletion as always, then the URL.
         let started = wallClock()
         let hinted = try ws.latchkey.run(["--json", "logout", "--end-session", "--id-token-hint", "--no-qr"])
         #expect(hinted.exitCode == 0, "\(hinted)")
-        #expect(ServerLog.read(env.proxyLogTLS, since: started).contains { $0.path.hasSuffix("/endsession/revoke") },
-                "tokens revoked under the same logout")
+        #expect(
+            ServerLog.read(env.proxyLogTLS, since: started).contains { $0.path.hasSuffix("/endsession/revoke") },
+            "tokens revoked under the same logout")
         #expect(try ws.latchkey.run(["token"]).exitCode == 3)
         let url = try #require(try JSONParser().parseObject(hinted.stdout)["url"]?.stringValue)
         #expect(url.hasPrefix(endpoint + "?"), "\(url)")

@@ -56,8 +56,9 @@ struct GlewlwydFetchTests {
         #expect(result.exitCode == 10, "fetch: \(result) \(result.stderrText)")
         #expect(result.stdout.isEmpty)
         let log = ServerLog.read(env.proxyLog, since: started)
-        #expect(log.filter { $0.path.hasSuffix("/userinfo") && $0.raw["query"]?["probe"]?.stringValue == marker }.map(\.status) == [401],
-                "\(log.map(\.raw))")
+        #expect(
+            log.filter { $0.path.hasSuffix("/userinfo") && $0.raw["query"]?["probe"]?.stringValue == marker }.map(\.status) == [401],
+            "\(log.map(\.raw))")
         #expect(log.filter { $0.param("grant_type") == "refresh_token" }.isEmpty, "\(log.map(\.raw))")
         // Run after a forced refresh, the same revoked session is sign-in-required (exit 3).
         #expect(try ws.latchkey.run(["refresh"]).exitCode == 3)

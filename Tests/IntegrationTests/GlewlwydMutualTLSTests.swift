@@ -18,18 +18,20 @@ struct MutualTLSIdP {
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> MutualTLSIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
-        return MutualTLSIdP(base: try IntegrationEnvironment.load(env), issuer: try v("ISSUER_MTLS"),
-                            issuerAlias: try v("ISSUER_MTLS_ALIAS"), client: try v("CLIENT_MTLS"),
-                            selfSignedClient: try v("CLIENT_MTLS_SELF_SIGNED"),
-                            deviceCert: try v("DEVICE_CERT"), deviceKey: try v("DEVICE_KEY"),
-                            otherCACert: try v("OTHER_CA_CERT"), otherCAKey: try v("OTHER_CA_KEY"),
-                            expiredCert: try v("EXPIRED_CERT"), selfSignedCert: try v("SELF_SIGNED_CERT"),
-                            selfSignedKey: try v("SELF_SIGNED_KEY"))
+        return MutualTLSIdP(
+            base: try IntegrationEnvironment.load(env), issuer: try v("ISSUER_MTLS"),
+            issuerAlias: try v("ISSUER_MTLS_ALIAS"), client: try v("CLIENT_MTLS"),
+            selfSignedClient: try v("CLIENT_MTLS_SELF_SIGNED"),
+            deviceCert: try v("DEVICE_CERT"), deviceKey: try v("DEVICE_KEY"),
+            otherCACert: try v("OTHER_CA_CERT"), otherCAKey: try v("OTHER_CA_KEY"),
+            expiredCert: try v("EXPIRED_CERT"), selfSignedCert: try v("SELF_SIGNED_CERT"),
+            selfSignedKey: try v("SELF_SIGNED_KEY"))
     }
 
     /// base64url SHA-256 of the certificate's DER, computed by Python's `ssl` and `hashlib`, not by Latchkey.
     func thumbprint(_ certificate: String) throws -> String {
-        let script = "import base64,hashlib,ssl,sys; der=ssl.PEM_cert_to_DER_cert(open(sys.argv[1]).read());"
+        let script =
+            "import base64,hashlib,ssl,sys; der=ssl.PEM_cert_to_DER_cert(open(sys.argv[1]).read());"
             + " print(base64.urlsafe_b64encode(hashlib.sha256(der).digest()).rstrip(b'=').decode())"
         let r = try ProcessRunner.run(base.python, ["-c", script, certificate], timeout: .seconds(20))
         #expect(r.exitCode == 0, "thumbprint: \(r)")
@@ -68,19 +70,27 @@ struct GlewlwydMutualTLSHarnessTests {
         }
         // With aliases the certificate is read only on /mtls/...: the ordinary endpoint refuses the client.
         #expect(try idp.post(idp.issuerAlias + "/device_authorization", form: form, cert: idp.deviceCert, key: idp.deviceKey).status == 403)
-        #expect(try idp.post(idp.issuerAlias + "/mtls/device_authorization", form: form, cert: idp.deviceCert,
-                             key: idp.deviceKey).status == 200)
+        #expect(
+            try idp.post(
+                idp.issuerAlias + "/mtls/device_authorization", form: form, cert: idp.deviceCert,
+                key: idp.deviceKey
+            ).status == 200)
     }
 }
 
 /// The `latchkey` binary with `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705).
 @Suite("Glewlwyd mTLS")
 struct GlewlwydMutualTLSTests {
-    static func login(_ idp: MutualTLSIdP, issuer: String, client: String? = nil, cert: String, key: String,
-                      method: String = "tls_client_auth") throws -> (Workspace, DeviceLogin.Outcome) {
+    static func login(
+        _ idp: MutualTLSIdP, issuer: String, client: String? = nil, cert: String, key: String,
+        method: String = "tls_client_auth"
+    ) throws -> (Workspace, DeviceLogin.Outcome) {
         let ws = try Workspace.glewlwyd(idp.base)
-        let outcome = try GlewlwydDeviceFlowTests.login(ws, idp.base, issuer: issuer, client: client ?? idp.client, extra: [
-            "--auth-method", method, "--client-cert-file", cert, "--client-cert-key-file", key, "--verbose"])
+        let outcome = try GlewlwydDeviceFlowTests.login(
+            ws, idp.base, issuer: issuer, client: client ?? idp.client,
+            extra: [
+                "--auth-method", method, "--client-cert-file", cert, "--client-cert-key-file", key, "--verbose"
+            ])
         return (ws, outcome)
     }
 
@@ -132,7 +142,8 @@ struct GlewlwydMutualTLSTests {
         #expect(log.contains("POST \(idp.issuerAlias)/mtls/token"))
         #expect(!log.contains("POST \(idp.issuerAlias)/token"))
         let refresh = try ws.latchkey.run(["refresh", "--verbose"])
-        #expect(refresh.exitCode == 0 && refresh.stderrText.contains("POST \(idp.issuerAlias)/mtls/token"), "refresh: \(refresh.stderrText)")
+        #expect(
+            refresh.exitCode == 0 && refresh.stderrText.contains("POST \(idp.issuerAlias)/mtls/token"), "refresh: \(refresh.stderrText)")
         let logout = try ws.latchkey.run(["logout", "--verbose"])
         #expect(logout.exitCode == 0 && logout.stderrText.contains("POST \(idp.issuerAlias)/mtls/revoke"), "logout: \(logout.stderrText)")
         #expect(logout.stderrText.contains("the tokens are revoked"), "logout: \(logout.stderrText)")
@@ -141,8 +152,9 @@ struct GlewlwydMutualTLSTests {
     @Test("self_signed_tls_client_auth with the certificate registered in the client's jwks")
     func selfSigned() throws {
         let idp = try MutualTLSIdP.load()
-        let (ws, outcome) = try Self.login(idp, issuer: idp.issuer, client: idp.selfSignedClient, cert: idp.selfSignedCert,
-                                           key: idp.selfSignedKey, method: "self_signed_tls_client_auth")
+        let (ws, outcome) = try Self.login(
+            idp, issuer: idp.issuer, client: idp.selfSignedClient, cert: idp.selfSignedCert,
+            key: idp.selfSignedKey, method: "self_signed_tls_client_auth")
         try #require(outcome.result.exitCode == 0, "login: \(outcome.result) \(outcome.result.stderrText)")
         let token = try ws.latchkey.run(["token"]).stdoutText.trimmed
         #expect(jwtPayload(token)?["cnf"]?["x5t#S256"]?.stringValue == (try idp.thumbprint(idp.selfSignedCert)))
@@ -153,8 +165,10 @@ struct GlewlwydMutualTLSTests {
     func otherCA() throws {
         let idp = try MutualTLSIdP.load()
         let ws = try Workspace.glewlwyd(idp.base)
-        let r = try ws.latchkey.run(["login", "--issuer", idp.issuer, "--client-id", idp.client, "--auth-method", "tls_client_auth",
-                                     "--client-cert-file", idp.otherCACert, "--client-cert-key-file", idp.otherCAKey, "--verbose"])
+        let r = try ws.latchkey.run([
+            "login", "--issuer", idp.issuer, "--client-id", idp.client, "--auth-method", "tls_client_auth",
+            "--client-cert-file", idp.otherCACert, "--client-cert-key-file", idp.otherCAKey, "--verbose"
+        ])
         #expect(r.exitCode == 7, "\(r) \(r.stderrText)")
         #expect(r.stderrText.contains(#"refused the client certificate "CN=latchkey-device-0001""#), "\(r.stderrText)")
         try Self.expectNoKey(idp.otherCAKey, in: r.stderrText + r.stdoutText, "refused login --verbose")
@@ -165,8 +179,10 @@ struct GlewlwydMutualTLSTests {
         let idp = try MutualTLSIdP.load()
         let ws = try Workspace.glewlwyd(idp.base)
         func login(cert: String, key: String) throws -> ProcessResult {
-            try ws.latchkey.run(["login", "--issuer", idp.issuer, "--client-id", idp.client, "--auth-method", "tls_client_auth",
-                                 "--client-cert-file", cert, "--client-cert-key-file", key, "--verbose"])
+            try ws.latchkey.run([
+                "login", "--issuer", idp.issuer, "--client-id", idp.client, "--auth-method", "tls_client_auth",
+                "--client-cert-file", cert, "--client-cert-key-file", key, "--verbose"
+            ])
         }
         let expired = try login(cert: idp.expiredCert, key: idp.deviceKey)
         #expect(expired.exitCode == 9 && expired.stderrText.contains("client certificate expired at 2020-12-31"), "\(expired.stderrText)")

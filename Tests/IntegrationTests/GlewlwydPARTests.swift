@@ -41,9 +41,12 @@ func accessTokenAudience(_ token: String) -> String? {
 @Suite("Glewlwyd PAR and resource indicators", .serialized)
 struct GlewlwydPARTests {
     func codeLogin(_ ws: Workspace, _ env: IssueSixteenEnvironment, issuer: String, extra: [String] = []) throws -> DeviceLogin.Outcome {
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: [
-            "--issuer", issuer, "--client-id", env.clientPAR, "--scope", "openid offline_access profile",
-            "--flow", "browser", "--redirect-uri", env.redirectURI] + extra)
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", issuer, "--client-id", env.clientPAR, "--scope", "openid offline_access profile",
+                "--flow", "browser", "--redirect-uri", env.redirectURI
+            ] + extra)
         return try login.run(trigger: "authorization_url") { event, _ in
             let url = try #require(event["url"]?.stringValue)
             let browser = try env.base.completeBrowserLogin(authorizationURL: url)
@@ -51,8 +54,9 @@ struct GlewlwydPARTests {
         }
     }
 
-    @Test("PAR required: --par auto pushes and signs in (plain and TLS); the URL holds client_id, request_uri and the pushed response_type, scope, redirect_uri and prompt",
-          arguments: [false, true])
+    @Test(
+        "PAR required: --par auto pushes and signs in (plain and TLS); the URL holds client_id, request_uri and the pushed response_type, scope, redirect_uri and prompt",
+        arguments: [false, true])
     func parRequiredAuto(tls: Bool) throws {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
@@ -62,8 +66,9 @@ struct GlewlwydPARTests {
         #expect(outcome.result.exitCode == 0, "login: \(outcome.result) events \(outcome.eventNames)")
         let url = try #require(outcome.events.first { $0["event"]?.stringValue == "authorization_url" }?["url"]?.stringValue)
         let query = String(url.split(separator: "?", maxSplits: 1).last ?? "")
-        #expect(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
-                    == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "\(url)")
+        #expect(
+            query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }
+                == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"], "\(url)")
         let log = ServerLog.read(tls ? env.base.proxyLogTLS : env.base.proxyLog, since: started)
         let pushes = log.filter { $0.path.hasSuffix("/par/par") }
         #expect(pushes.count == 1 && pushes.first?.status == 201, "\(pushes.map(\.raw))")
@@ -71,7 +76,8 @@ struct GlewlwydPARTests {
         #expect(pushes.first?.param("response_type") == "code" && pushes.first?.param("scope") == "openid offline_access profile")
         #expect(query.contains("response_type=code") && pushes.first?.param("prompt") == "consent", "\(url)")
         #expect(query.contains("prompt=consent") && pushes.first?.param("redirect_uri") == env.redirectURI, "\(url)")
-        #expect(pushes.first?.param("code_challenge_method") == "S256" && pushes.first?.param("state") != nil
+        #expect(
+            pushes.first?.param("code_challenge_method") == "S256" && pushes.first?.param("state") != nil
                 && pushes.first?.param("nonce") != nil)
         let claims = try ws.latchkey.run(["claims"])
         #expect(claims.exitCode == 0 && claims.stdoutText.contains("\"nonce\""), "claims: \(claims)")
@@ -82,21 +88,27 @@ struct GlewlwydPARTests {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
         let started = wallClock()
-        let result = try ws.latchkey.run(["login", "--issuer", env.issuerPAR, "--client-id", env.clientPAR, "--flow", "browser",
-                                          "--redirect-uri", env.redirectURI, "--par", "never", "--timeout", "5"])
+        let result = try ws.latchkey.run([
+            "login", "--issuer", env.issuerPAR, "--client-id", env.clientPAR, "--flow", "browser",
+            "--redirect-uri", env.redirectURI, "--par", "never", "--timeout", "5"
+        ])
         #expect(result.exitCode == 2, "\(result)")
         #expect(result.stderrText.contains("require_pushed_authorization_requests"), "\(result.stderrText)")
         // Only this plugin's requests: the log is shared with the suites running beside this one.
-        #expect(ServerLog.read(env.base.proxyLog, since: started).filter { $0.path.hasPrefix("/api/par/") }
-                    .allSatisfy { $0.path.contains("/.well-known/") })
+        #expect(
+            ServerLog.read(env.base.proxyLog, since: started).filter { $0.path.hasPrefix("/api/par/") }
+                .allSatisfy { $0.path.contains("/.well-known/") })
     }
 
     @Test("an expired request_uri (2 s) is a clear expiry (exit 5)")
     func expiredRequestURI() throws {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
-        let result = try ws.latchkey.run(["login", "--issuer", env.issuerPARShort, "--client-id", env.clientPAR, "--flow", "browser",
-                                          "--scope", "openid profile", "--redirect-uri", env.redirectURI], timeout: .seconds(30))
+        let result = try ws.latchkey.run(
+            [
+                "login", "--issuer", env.issuerPARShort, "--client-id", env.clientPAR, "--flow", "browser",
+                "--scope", "openid profile", "--redirect-uri", env.redirectURI
+            ], timeout: .seconds(30))
         #expect(result.exitCode == 5, "\(result)")
         #expect(result.stderrText.contains("pushed authorization request expired"), "\(result.stderrText)")
         #expect(result.elapsed < .seconds(10))
@@ -107,8 +119,9 @@ struct GlewlwydPARTests {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
         let started = wallClock()
-        let login = try GlewlwydDeviceFlowTests.login(ws, env.base, issuer: env.issuerResource, client: env.base.clientRS256,
-                                                      extra: ["--resource", env.resource])
+        let login = try GlewlwydDeviceFlowTests.login(
+            ws, env.base, issuer: env.issuerResource, client: env.base.clientRS256,
+            extra: ["--resource", env.resource])
         #expect(login.result.exitCode == 0, "login: \(login.result)")
         let first = try ws.latchkey.run(["token"]).stdoutText.trimmed
         #expect(accessTokenAudience(first) == env.resource)
@@ -131,8 +144,11 @@ struct GlewlwydPARTests {
     func unknownResource() throws {
         let env = try IssueSixteenEnvironment.load()
         let ws = try Workspace.glewlwyd(env.base)
-        let result = try ws.latchkey.run(["login", "--issuer", env.issuerResource, "--client-id", env.base.clientRS256,
-                                          "--scope", env.base.scope, "--resource", "https://unknown.example/api"], timeout: .seconds(30))
+        let result = try ws.latchkey.run(
+            [
+                "login", "--issuer", env.issuerResource, "--client-id", env.base.clientRS256,
+                "--scope", env.base.scope, "--resource", "https://unknown.example/api"
+            ], timeout: .seconds(30))
         #expect(result.exitCode == 7, "\(result)")
         #expect(result.stderrText.contains("invalid_target"), "\(result.stderrText)")
     }

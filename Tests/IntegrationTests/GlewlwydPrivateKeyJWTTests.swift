@@ -16,12 +16,13 @@ struct PrivateKeyJWTIdP {
 
     static func load(_ env: [String: String] = HostEnvironment.current) throws -> PrivateKeyJWTIdP {
         func v(_ name: String) throws -> String { try Requirement.environmentValue("LATCHKEY_IT_" + name, environment: env) }
-        return PrivateKeyJWTIdP(base: try IntegrationEnvironment.load(env),
-                                issuer: try v("ISSUER_PKJWT"), issuerTLS: try v("ISSUER_PKJWT_TLS"),
-                                clientES256: try v("CLIENT_PKJWT_ES256"), clientPS256: try v("CLIENT_PKJWT_PS256"),
-                                keyES256: try v("PKJWT_KEY_ES256"), keyPS256: try v("PKJWT_KEY_PS256"),
-                                keyES256TLS: try v("PKJWT_KEY_ES256_TLS"), keyPS256TLS: try v("PKJWT_KEY_PS256_TLS"),
-                                wrongKey: try v("PKJWT_KEY_WRONG"), probe: try v("PKJWT_PROBE"))
+        return PrivateKeyJWTIdP(
+            base: try IntegrationEnvironment.load(env),
+            issuer: try v("ISSUER_PKJWT"), issuerTLS: try v("ISSUER_PKJWT_TLS"),
+            clientES256: try v("CLIENT_PKJWT_ES256"), clientPS256: try v("CLIENT_PKJWT_PS256"),
+            keyES256: try v("PKJWT_KEY_ES256"), keyPS256: try v("PKJWT_KEY_PS256"),
+            keyES256TLS: try v("PKJWT_KEY_ES256_TLS"), keyPS256TLS: try v("PKJWT_KEY_PS256_TLS"),
+            wrongKey: try v("PKJWT_KEY_WRONG"), probe: try v("PKJWT_PROBE"))
     }
 
     /// The client and its key file for `alg` on `issuer`'s instance.
@@ -38,9 +39,13 @@ struct GlewlwydPrivateKeyJWTHarnessTests {
     func probe(alg: String) throws {
         let idp = try PrivateKeyJWTIdP.load()
         let (client, key) = idp.client(alg, tls: true)
-        let r = try ProcessRunner.run(idp.base.python, [idp.probe, "--issuer", idp.issuerTLS, "--ca-file", idp.base.caFile,
-                                                        "--client-id", client, "--key", key, "--alg", alg,
-                                                        "--wrong-key", idp.wrongKey], timeout: .seconds(60))
+        let r = try ProcessRunner.run(
+            idp.base.python,
+            [
+                idp.probe, "--issuer", idp.issuerTLS, "--ca-file", idp.base.caFile,
+                "--client-id", client, "--key", key, "--alg", alg,
+                "--wrong-key", idp.wrongKey
+            ], timeout: .seconds(60))
         let checks = JSONLines.objects(r.stdoutLines).filter { $0["check"] != nil }
         for check in checks where check["ok"]?.boolValue != true { Issue.record("probe check failed: \(check)") }
         #expect(checks.count == 8, "\(r.stdoutText)")
@@ -53,10 +58,13 @@ struct GlewlwydPrivateKeyJWTHarnessTests {
 /// audience is proved against the scripted server and its refusal here gets the hint.
 @Suite("Glewlwyd private_key_jwt", .serialized)
 struct GlewlwydPrivateKeyJWTTests {
-    static func login(_ ws: Workspace, _ idp: PrivateKeyJWTIdP, issuer: String, client: String, key: String,
-                      extra: [String] = ["--client-assertion-aud", "endpoint"]) throws -> DeviceLogin.Outcome {
-        try GlewlwydDeviceFlowTests.login(ws, idp.base, issuer: issuer, client: client,
-                                          extra: ["--verbose", "--auth-method", "private_key_jwt", "--client-key-file", key] + extra)
+    static func login(
+        _ ws: Workspace, _ idp: PrivateKeyJWTIdP, issuer: String, client: String, key: String,
+        extra: [String] = ["--client-assertion-aud", "endpoint"]
+    ) throws -> DeviceLogin.Outcome {
+        try GlewlwydDeviceFlowTests.login(
+            ws, idp.base, issuer: issuer, client: client,
+            extra: ["--verbose", "--auth-method", "private_key_jwt", "--client-key-file", key] + extra)
     }
 
     /// Device login, `token --force-refresh` and logout, each with `--verbose`; revocation proved by
@@ -81,9 +89,15 @@ struct GlewlwydPrivateKeyJWTTests {
         let log = ServerLog.read(tls ? idp.base.proxyLogTLS : idp.base.proxyLog, since: started)
             .filter { $0.param("client_id") == client }
         // Every request that authenticates the client carried an assertion (the proxy logs its presence).
-        let authenticated = log.filter { $0.path.hasSuffix("/device_authorization") || $0.path.hasSuffix("/token") || $0.path.hasSuffix("/revoke") }
-        #expect(!authenticated.isEmpty && authenticated.allSatisfy { $0.param("client_assertion_type") == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" },
-                "\(authenticated.map(\.raw))")
+        let authenticated = log.filter {
+            $0.path.hasSuffix("/device_authorization") || $0.path.hasSuffix("/token") || $0.path.hasSuffix("/revoke")
+        }
+        #expect(
+            !authenticated.isEmpty
+                && authenticated.allSatisfy {
+                    $0.param("client_assertion_type") == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+                },
+            "\(authenticated.map(\.raw))")
         #expect(log.contains { $0.isRefresh && $0.status == 200 }, "no successful refresh")
         let revoked = log.filter { $0.path.hasSuffix("/revoke") && $0.status == 200 }
         #expect(revoked.map { $0.param("token_type_hint") ?? "?" } == ["refresh_token", "access_token"], "\(revoked.map(\.raw))")
@@ -94,7 +108,8 @@ struct GlewlwydPrivateKeyJWTTests {
         let scan = KeyLeakScan(pem: pem, assertionHeaders: [KeyLeakScan.assertionHeader(alg: alg)])
         #expect(!scan.leaks(in: pem).isEmpty)
         for (name, output) in [("login", login.result), ("refresh", refresh), ("logout", logout)]
-            .map({ ($0.0, $0.1.stdoutText + $0.1.stderrText) }) {
+            .map({ ($0.0, $0.1.stdoutText + $0.1.stderrText) })
+        {
             #expect(output.contains("client_assertion=[REDACTED]"), "\(name): --verbose showed no redacted assertion")
             #expect(scan.leaks(in: output).isEmpty, "\(name) leaked \(scan.leaks(in: output))")
         }
@@ -114,9 +129,11 @@ struct GlewlwydPrivateKeyJWTTests {
     func wrongKey() throws {
         let idp = try PrivateKeyJWTIdP.load()
         let ws = try Workspace.glewlwyd(idp.base)
-        let r = try ws.latchkey.run(["login", "--issuer", idp.issuer, "--client-id", idp.clientES256, "--scope", idp.base.scope,
-                                     "--auth-method", "private_key_jwt", "--client-key-file", idp.wrongKey,
-                                     "--client-assertion-aud", "endpoint", "--timeout", "20"])
+        let r = try ws.latchkey.run([
+            "login", "--issuer", idp.issuer, "--client-id", idp.clientES256, "--scope", idp.base.scope,
+            "--auth-method", "private_key_jwt", "--client-key-file", idp.wrongKey,
+            "--client-assertion-aud", "endpoint", "--timeout", "20"
+        ])
         #expect(r.exitCode == 7, "\(r)")
         #expect(r.stderrText.contains("refused the client's private_key_jwt authentication"), "\(r.stderrText)")
         #expect(!r.stderrText.contains("--client-assertion-aud endpoint"), "the endpoint audience was used: \(r.stderrText)")
@@ -127,8 +144,10 @@ struct GlewlwydPrivateKeyJWTTests {
     func issuerAudienceRefused() throws {
         let idp = try PrivateKeyJWTIdP.load()
         let ws = try Workspace.glewlwyd(idp.base)
-        let r = try ws.latchkey.run(["login", "--issuer", idp.issuer, "--client-id", idp.clientPS256, "--scope", idp.base.scope,
-                                     "--auth-method", "private_key_jwt", "--client-key-file", idp.keyPS256, "--timeout", "20"])
+        let r = try ws.latchkey.run([
+            "login", "--issuer", idp.issuer, "--client-id", idp.clientPS256, "--scope", idp.base.scope,
+            "--auth-method", "private_key_jwt", "--client-key-file", idp.keyPS256, "--timeout", "20"
+        ])
         #expect(r.exitCode == 7, "\(r)")
         let hint = r.stderrText.split(separator: "\n").first { $0.hasPrefix("hint: ") }.map(String.init) ?? ""
         #expect(hint.contains("--client-assertion-aud endpoint"), "\(r.stderrText)")

@@ -42,8 +42,9 @@ struct GlewlwydSessionTests {
         // that first. What counts: the refresh token, then the access token, each revoked with a 200.
         let revoked = ServerLog.read(env.proxyLog, since: started)
             .filter { $0.path.hasSuffix("/revoke") && $0.param("client_id") == env.clientPS256 && $0.status == 200 }
-        #expect(revoked.map { $0.param("token_type_hint") ?? "?" } == ["refresh_token", "access_token"],
-                "successful revocations: \(revoked.map(\.raw))")
+        #expect(
+            revoked.map { $0.param("token_type_hint") ?? "?" } == ["refresh_token", "access_token"],
+            "successful revocations: \(revoked.map(\.raw))")
         let token = try ws.latchkey.run(["token"])
         #expect(token.exitCode == 3, "token after logout: \(token)")
         let stale = try before.latchkey.run(["refresh"])
@@ -69,8 +70,9 @@ struct GlewlwydSessionTests {
         #expect(refreshes.count == 1, "refresh requests: \(refreshes.map(\.raw))")
         #expect(results.allSatisfy { $0.exitCode == 0 }, "\(results.filter { $0.exitCode != 0 })")
         let tokens = Set(results.map { $0.stdoutText.trimmed })
-        #expect(tokens.count == 1 && tokens.first != original.trimmed && tokens.first?.isEmpty == false,
-                "distinct tokens printed: \(tokens.count)")
+        #expect(
+            tokens.count == 1 && tokens.first != original.trimmed && tokens.first?.isEmpty == false,
+            "distinct tokens printed: \(tokens.count)")
         let later = try ws.latchkey.run(["refresh"])
         #expect(later.exitCode == 0, "a later refresh: \(later)")
     }

@@ -22,8 +22,10 @@ extension GlewlwydDeviceFlowTests {
         defer { unlink(marker) }
         let started = wallClock()
 
-        let child = try ws.latchkey.start(["login", "--json", "--issuer", env.issuerTLS, "--client-id", client,
-                                           "--scope", env.scope, "--ca-file", env.caFile])
+        let child = try ws.latchkey.start([
+            "login", "--json", "--issuer", env.issuerTLS, "--client-id", client,
+            "--scope", env.scope, "--ca-file", env.caFile
+        ])
         defer { child.terminate() }
         var userCode: String?
         var slowDown: JSONValue?

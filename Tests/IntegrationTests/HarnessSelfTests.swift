@@ -8,8 +8,9 @@ import Testing
 struct HarnessSelfTests {
     @Test("a child's stdout, stderr and exit status are captured; stdin is fed")
     func captureAndStdin() throws {
-        let r = try ProcessRunner.run("/bin/sh", ["-c", "read x; echo out:$x; echo err >&2; exit 7"],
-                                      stdin: Array("hello\n".utf8), timeout: .seconds(10))
+        let r = try ProcessRunner.run(
+            "/bin/sh", ["-c", "read x; echo out:$x; echo err >&2; exit 7"],
+            stdin: Array("hello\n".utf8), timeout: .seconds(10))
         #expect(r.exitCode == 7 && r.stdoutText == "out:hello\n" && r.stderrText == "err\n", "\(r)")
     }
 
@@ -30,8 +31,9 @@ struct HarnessSelfTests {
 
     @Test("lines are read as they are written")
     func incrementalLines() throws {
-        let child = try ChildProcess.spawn("/bin/sh", ["-c", "echo one; sleep 0.3; echo two; sleep 30"],
-                                           environment: HostEnvironment.current)
+        let child = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "echo one; sleep 0.3; echo two; sleep 30"],
+            environment: HostEnvironment.current)
         #expect(child.nextLine(timeout: .seconds(5)) == "one")
         #expect(child.nextLine(timeout: .seconds(5)) == "two")
         #expect(child.nextLine(timeout: .milliseconds(200)) == nil)
@@ -69,8 +71,9 @@ struct HarnessSelfTests {
     func scriptedServer() throws {
         let server = try ScriptedIdP(scenario: "ok")
         defer { server.stop() }
-        let r = try ProcessRunner.run("/usr/bin/curl", ["-fsS", server.issuer + "/.well-known/openid-configuration"],
-                                      timeout: .seconds(10))
+        let r = try ProcessRunner.run(
+            "/usr/bin/curl", ["-fsS", server.issuer + "/.well-known/openid-configuration"],
+            timeout: .seconds(10))
         let meta = try JSONParser().parse(r.stdoutText)
         #expect(meta["issuer"]?.stringValue == server.issuer)
         #expect(r.exitCode == 0, "\(r)")
@@ -81,8 +84,12 @@ struct HarnessSelfTests {
     func glewlwydUp() throws {
         let env = try IntegrationEnvironment.load()
         let started = wallClock()
-        let r = try ProcessRunner.run("/usr/bin/curl", ["-fsS", "--cacert", env.caFile,
-                                      env.issuerTLS + "/.well-known/openid-configuration"], timeout: .seconds(10))
+        let r = try ProcessRunner.run(
+            "/usr/bin/curl",
+            [
+                "-fsS", "--cacert", env.caFile,
+                env.issuerTLS + "/.well-known/openid-configuration"
+            ], timeout: .seconds(10))
         let meta = try JSONParser().parse(r.stdoutText)
         #expect(meta["issuer"]?.stringValue == env.issuerTLS)
         #expect(meta["device_authorization_endpoint"]?.stringValue?.hasPrefix("https://localhost:") == true)

@@ -13,8 +13,9 @@ struct IdpyoidcEnvironment {
         func v(_ name: String) throws -> String {
             try Requirement.environmentValue("LATCHKEY_IT_IDPYOIDC_" + name, environment: env)
         }
-        return IdpyoidcEnvironment(issuer: try v("ISSUER"), issuerTLS: try v("ISSUER_TLS"), caFile: try v("CA_FILE"),
-                                   client: try v("CLIENT"), log: try v("LOG"), logTLS: try v("LOG_TLS"))
+        return IdpyoidcEnvironment(
+            issuer: try v("ISSUER"), issuerTLS: try v("ISSUER_TLS"), caFile: try v("CA_FILE"),
+            client: try v("CLIENT"), log: try v("LOG"), logTLS: try v("LOG_TLS"))
     }
 }
 
@@ -34,7 +35,8 @@ struct IdpyoidcPARTests {
             var bytes: [UInt8] = []
             var utf8 = Array(part.utf8)[...]
             while let byte = utf8.popFirst() {
-                if byte == UInt8(ascii: "%"), utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                if byte == UInt8(ascii: "%"), utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+                {
                     bytes.append(value)
                     utf8 = utf8.dropFirst(2)
                 } else {
@@ -57,13 +59,20 @@ struct IdpyoidcPARTests {
         let issuer = tls ? env.issuerTLS : env.issuer
         let ws = try Workspace(extraEnvironment: ["LATCHKEY_CA_FILE": env.caFile])
         let started = wallClock()
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: [
-            "--issuer", issuer, "--client-id", env.client, "--flow", "browser", "--par", "auto", "--timeout", "60"])
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", issuer, "--client-id", env.client, "--flow", "browser", "--par", "auto", "--timeout", "60"
+            ])
         let outcome = try login.run(timeout: .seconds(90), trigger: "authorization_url") { event, _ in
             let url = try #require(event["url"]?.stringValue)
             // The scripted user: the authorization endpoint answers with the redirect at once.
-            let browser = try ProcessRunner.run(curl, ["-s", "-L", "--cacert", env.caFile, "-o", "/dev/null",
-                                                       "-w", "%{http_code}", url])
+            let browser = try ProcessRunner.run(
+                curl,
+                [
+                    "-s", "-L", "--cacert", env.caFile, "-o", "/dev/null",
+                    "-w", "%{http_code}", url
+                ])
             #expect(browser.stdoutText == "200", "browser: \(browser)")
         }
         #expect(outcome.result.exitCode == 0, "login: \(outcome.result) events \(outcome.eventNames)")

@@ -54,7 +54,8 @@ struct IssuerURLMistakeTests {
         let hostPort = issuer.dropFirst("https://".count).prefix { $0 != "/" }
         let r = try discover(issuer, env)
         #expect(r.exitCode == 6, "\(r)")
-        #expect(firstLine(r) == "latchkey: cannot talk to \(hostPort): the server does not speak TLS here (it answered in plain text)", "\(r)")
+        #expect(
+            firstLine(r) == "latchkey: cannot talk to \(hostPort): the server does not speak TLS here (it answered in plain text)", "\(r)")
         #expect(!r.stderrText.contains("check the network"), "\(r)")
     }
 }

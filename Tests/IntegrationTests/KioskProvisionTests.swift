@@ -11,8 +11,10 @@ struct KioskProvisionTests {
         let deviceRequests: Int
     }
 
-    static func provision(scenario: String, serverArguments: [String] = [], attempts: Int = 2,
-                          environment extra: [String: String] = [:]) throws -> Run {
+    static func provision(
+        scenario: String, serverArguments: [String] = [], attempts: Int = 2,
+        environment extra: [String: String] = [:]
+    ) throws -> Run {
         let server = try ScriptedIdP(scenario: scenario, arguments: serverArguments)
         defer { server.stop() }
         let ws = try Workspace()
@@ -88,7 +90,7 @@ struct KioskProvisionTests {
                 + #""user_code":"WDJB\#(csi)1;1H-MJHT\#(isolate)","expires_at":"2026-01-01T12:00:00Z","interval":5,"#
                 + #""issuer":"https://id.example.com","verification_host_matches_issuer":true}"#,
             #"{"event":"slow_down","interval":10}"#,
-            #"{"event":"authorized","subject":"alice\#(esc)[2J\#(csi)31m\#(nextLine)\#(delete)x"}"#,
+            #"{"event":"authorized","subject":"alice\#(esc)[2J\#(csi)31m\#(nextLine)\#(delete)x"}"#
         ]
         #expect(FileText.write(events.joined(separator: "\n") + "\n", to: dir + "/events.jsonl"))
         #expect(FileText.write("#!/bin/sh\ncat '\(dir)/events.jsonl'\n", to: dir + "/latchkey", mode: 0o700))
@@ -97,15 +99,18 @@ struct KioskProvisionTests {
         env["KIOSK_ISSUER"] = "https://id.example.com"
         env["KIOSK_CLIENT_ID"] = "kiosk-client"
         env["KIOSK_START_COMMAND"] = "true"
-        let result = try ProcessRunner.run("/bin/bash", [PackagePaths.root() + "/device/kiosk-provision.sh"],
-                                           environment: env, timeout: .seconds(60))
+        let result = try ProcessRunner.run(
+            "/bin/bash", [PackagePaths.root() + "/device/kiosk-provision.sh"],
+            environment: env, timeout: .seconds(60))
         #expect(result.exitCode == 0, "\(result) \(result.stdoutText)")
         let screen = result.stdout
         let c0 = screen.filter { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7F }
         #expect(c0.isEmpty, "C0/DEL bytes \(c0) on the screen: \(result.stdoutText.debugDescription)")
         let shown = result.stdoutText.unicodeScalars
-        let unsafe = shown.filter { (0x80...0x9F).contains($0.value) || (0x2028...0x202E).contains($0.value)
-            || (0x2066...0x2069).contains($0.value) || $0.value == 0xFFFD }
+        let unsafe = shown.filter {
+            (0x80...0x9F).contains($0.value) || (0x2028...0x202E).contains($0.value)
+                || (0x2066...0x2069).contains($0.value) || $0.value == 0xFFFD
+        }
         #expect(unsafe.isEmpty, "\(unsafe.map { String($0.value, radix: 16) }) on the screen: \(result.stdoutText.debugDescription)")
         #expect(result.stdoutText.contains("WDJB1;1H-MJHT"), "the code, without its controls: \(result.stdoutText)")
         #expect(result.stdoutText.contains("Signed in as alice[2J31mx."), "\(result.stdoutText)")
@@ -167,8 +172,9 @@ struct KioskProvisionTests {
         #expect(run.result.exitCode == 2, "\(run.result) \(run.result.stdoutText)")
         #expect(run.deviceRequests == 0)
         #expect(!run.started)
-        #expect(run.result.stderrText.contains("latchkey: --qr-file: the folder /nonexistent-kiosk-folder does not exist"),
-                "\(run.result.stderrText)")
+        #expect(
+            run.result.stderrText.contains("latchkey: --qr-file: the folder /nonexistent-kiosk-folder does not exist"),
+            "\(run.result.stderrText)")
     }
 
     @Test("expiry: a new code on every attempt, then exit 5")

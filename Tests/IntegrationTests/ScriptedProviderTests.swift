@@ -42,13 +42,19 @@ struct ScriptedProviderTests {
         Case(scenario: "id-token-wrong-audience", expectedExit: 8),
         Case(scenario: "id-token-expired", expectedExit: 8),
         Case(scenario: "bad-signature-id-token", expectedExit: 8),
-        Case(scenario: "jwks-rotating-keys", expectedExit: 0),
+        Case(scenario: "jwks-rotating-keys", expectedExit: 0)
     ]
 
-    static func login(_ server: ScriptedIdP, _ ws: Workspace, extra: [String] = [],
-                      timeout: Duration = .seconds(90)) throws -> DeviceLogin.Outcome {
-        let login = DeviceLogin(latchkey: ws.latchkey, arguments: ["--issuer", server.issuer,
-                                "--client-id", "scripted-client", "--scope", "openid offline_access"] + extra)
+    static func login(
+        _ server: ScriptedIdP, _ ws: Workspace, extra: [String] = [],
+        timeout: Duration = .seconds(90)
+    ) throws -> DeviceLogin.Outcome {
+        let login = DeviceLogin(
+            latchkey: ws.latchkey,
+            arguments: [
+                "--issuer", server.issuer,
+                "--client-id", "scripted-client", "--scope", "openid offline_access"
+            ] + extra)
         return try login.run(timeout: timeout) { _, _ in }  // the scripted server approves by itself
     }
 
@@ -58,16 +64,18 @@ struct ScriptedProviderTests {
         defer { server.stop() }
         let ws = try Workspace()
         let outcome = try Self.login(server, ws, extra: c.loginArguments)
-        #expect(outcome.result.exitCode == c.expectedExit,
-                "\(c): \(outcome.result) events \(outcome.eventNames)")
+        #expect(
+            outcome.result.exitCode == c.expectedExit,
+            "\(c): \(outcome.result) events \(outcome.eventNames)")
         #expect(!outcome.result.timedOut)
         let log = ServerLog.read(server.logPath)
         if c.expectedExit == 0 {
             #expect(outcome.eventNames.last == "authorized", "events: \(outcome.eventNames)")
         } else {
             let last = outcome.events.last
-            #expect(last?["event"]?.stringValue == "error" && last?.number("exit_code") == Double(c.expectedExit),
-                    "last event: \(String(describing: last))")
+            #expect(
+                last?["event"]?.stringValue == "error" && last?.number("exit_code") == Double(c.expectedExit),
+                "last event: \(String(describing: last))")
         }
         // Whatever the provider did, the client never polled sooner than the interval in force.
         let early = log.filter { $0.raw["early"]?.boolValue == true }
@@ -81,8 +89,9 @@ struct ScriptedProviderTests {
         switch c.scenario {
         case "github-200-pending-and-form-encoded":
             let device = log.first { $0.path == "/device_authorization" }
-            #expect(device?.raw["headers"]?["accept"]?.stringValue?.contains("application/json") == true,
-                    "device request without Accept: application/json")
+            #expect(
+                device?.raw["headers"]?["accept"]?.stringValue?.contains("application/json") == true,
+                "device request without Accept: application/json")
             // slow_down on poll 2 carried interval=2: the next gap follows it (not 1 + 5).
             #expect(gaps.count >= 2 && gaps[1] >= 1.95 && gaps[1] < 5.5, "gaps \(gaps)")
         case "slow-down-plus-5":
@@ -115,10 +124,12 @@ struct ScriptedProviderTests {
         let server = try ScriptedIdP(scenario: "discovery-without-device-endpoint")
         defer { server.stop() }
         let without = try Self.login(server, try Workspace())
-        #expect(without.result.exitCode == 7 || without.result.exitCode == 2,
-                "no device endpoint and no override: \(without.result)")
-        let with = try Self.login(server, try Workspace(),
-                                  extra: ["--device-authorization-endpoint", server.issuer + "/device_authorization"])
+        #expect(
+            without.result.exitCode == 7 || without.result.exitCode == 2,
+            "no device endpoint and no override: \(without.result)")
+        let with = try Self.login(
+            server, try Workspace(),
+            extra: ["--device-authorization-endpoint", server.issuer + "/device_authorization"])
         #expect(with.result.exitCode == 0, "with the override: \(with.result)")
     }
 
@@ -140,8 +151,9 @@ struct ScriptedProviderTests {
             let before = try ws.latchkey.run(["id-token"])
             #expect(try ws.latchkey.run(["refresh"]).exitCode == 0)
             let after = try ws.latchkey.run(["id-token"])
-            #expect(after.exitCode == 0 && after.stdoutText == before.stdoutText && !after.stdoutText.isEmpty,
-                    "the last verified ID token must survive a refresh without one")
+            #expect(
+                after.exitCode == 0 && after.stdoutText == before.stdoutText && !after.stdoutText.isEmpty,
+                "the last verified ID token must survive a refresh without one")
         }
     }
 

@@ -50,8 +50,9 @@ func wallClock() -> Double {
 /// The `alg` in a compact JWS header, or nil.
 func jwsAlgorithm(_ token: String) -> String? {
     guard let head = token.split(separator: ".").first,
-          let bytes = try? Base64URL.decode(head),
-          let header = try? JSONParser().parse(bytes) else { return nil }
+        let bytes = try? Base64URL.decode(head),
+        let header = try? JSONParser().parse(bytes)
+    else { return nil }
     return header["alg"]?.stringValue
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// AES-256-GCM: a known answer, round trips, and every kind of tampering.
@@ -8,8 +9,9 @@ import Testing
 
     // McGrew–Viega GCM test case 14: zero key, zero IV, one zero block.
     @Test func knownAnswerZeroKey() throws {
-        let sealed = try AESGCM.seal([UInt8](repeating: 0, count: 16), key: SecretBytes([UInt8](repeating: 0, count: 32)),
-                                     nonce: [UInt8](repeating: 0, count: 12), authenticating: [])
+        let sealed = try AESGCM.seal(
+            [UInt8](repeating: 0, count: 16), key: SecretBytes([UInt8](repeating: 0, count: 32)),
+            nonce: [UInt8](repeating: 0, count: 12), authenticating: [])
         #expect(Hex.encode(sealed.ciphertext) == "cea7403d4d606b6e074ec5d3baf39d18")
         #expect(Hex.encode(sealed.tag) == "d0d1c8a799996bf0265b98b5d48ab919")
     }
@@ -38,15 +40,21 @@ import Testing
         #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(ct, tag: badTag, key: key, nonce: nonce, authenticating: aad) }
         #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(ct, tag: tag, key: key, nonce: badNonce, authenticating: aad) }
         #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(ct, tag: tag, key: key, nonce: nonce, authenticating: [1, 2]) }
-        #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(ct, tag: tag, key: otherKey, nonce: nonce, authenticating: aad) }
-        #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(Array(ct.dropLast()), tag: tag, key: key, nonce: nonce, authenticating: aad) }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AESGCM.open(ct, tag: tag, key: otherKey, nonce: nonce, authenticating: aad)
+        }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AESGCM.open(Array(ct.dropLast()), tag: tag, key: key, nonce: nonce, authenticating: aad)
+        }
     }
 
     @Test func parameterSizesAreChecked() {
         let short = SecretBytes([UInt8](repeating: 1, count: 16))
         #expect(throws: CryptoError.self) { try AESGCM.seal([1], key: short, nonce: nonce, authenticating: []) }
         #expect(throws: CryptoError.self) { try AESGCM.seal([1], key: key, nonce: [1, 2, 3], authenticating: []) }
-        #expect(throws: CryptoError.self) { try AESGCM.open([1], tag: [UInt8](repeating: 0, count: 12), key: key, nonce: nonce, authenticating: []) }
+        #expect(throws: CryptoError.self) {
+            try AESGCM.open([1], tag: [UInt8](repeating: 0, count: 12), key: key, nonce: nonce, authenticating: [])
+        }
         do {
             _ = try AESGCM.seal([1], key: short, nonce: nonce, authenticating: [])
             Issue.record("16-byte key accepted")

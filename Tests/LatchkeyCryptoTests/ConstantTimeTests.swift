@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 @Suite struct ConstantTimeTests {

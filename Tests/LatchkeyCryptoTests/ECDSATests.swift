@@ -1,6 +1,7 @@
-import Testing
-@testable import LatchkeyCrypto
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyCrypto
 
 /// P-256 signing, ECDSA verification and public-key validation.
 @Suite struct ECDSATests {
@@ -8,7 +9,8 @@ import LatchkeyTesting
     static let rfc6979Scalar = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
     static let rfc6979X = "60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
     static let rfc6979Y = "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"
-    static let rfc6979Sample = "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
+    static let rfc6979Sample =
+        "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
         + "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"
 
     @Test func rfc6979KnownAnswer() throws {
@@ -66,7 +68,9 @@ import LatchkeyTesting
         #expect(throws: CryptoError.self) { try ECPublicKey(curve: .p256, x: x, y: offCurve) }
         #expect(throws: CryptoError.self) { try ECPublicKey(curve: .p256, x: Array(x.dropFirst()), y: y) }
         #expect(throws: CryptoError.self) { try ECPublicKey(curve: .p256, x: [0] + x, y: [0] + y) }
-        #expect(throws: CryptoError.self) { try ECPublicKey(curve: .p256, x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: CryptoError.self) {
+            try ECPublicKey(curve: .p256, x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32))
+        }
         // Coordinate ≥ p is rejected even if it reduces to a valid point.
         #expect(throws: CryptoError.self) { try ECPublicKey(curve: .p256, x: [UInt8](repeating: 0xff, count: 32), y: y) }
         // P-256 coordinates are not P-384 keys.
@@ -77,8 +81,12 @@ import LatchkeyTesting
     }
 
     @Test func rejectsOutOfRangeScalar() {
-        #expect(throws: CryptoError.self) { try P256PrivateKey(rawScalar: SecretBytes([UInt8](repeating: 0, count: 32)), random: CountingRandom(seed: 0)) }
-        #expect(throws: CryptoError.self) { try P256PrivateKey(rawScalar: SecretBytes([UInt8](repeating: 0xff, count: 32)), random: CountingRandom(seed: 0)) }
+        #expect(throws: CryptoError.self) {
+            try P256PrivateKey(rawScalar: SecretBytes([UInt8](repeating: 0, count: 32)), random: CountingRandom(seed: 0))
+        }
+        #expect(throws: CryptoError.self) {
+            try P256PrivateKey(rawScalar: SecretBytes([UInt8](repeating: 0xff, count: 32)), random: CountingRandom(seed: 0))
+        }
         #expect(throws: CryptoError.self) { try P256PrivateKey(rawScalar: SecretBytes([1]), random: CountingRandom(seed: 0)) }
     }
 

@@ -1,6 +1,6 @@
-import Testing
 import LatchkeyCrypto
 import LatchkeyTestSupport
+import Testing
 
 /// SigningKey(pem:): the three encodings are read for RSA and EC, and every other input is refused
 /// with a reason that says what was found.
@@ -88,9 +88,15 @@ import LatchkeyTestSupport
     }
 
     @Test func aLabelMustMatchItsStructure() {
-        #expect(refusal(relabel(PEMFixtures.rsa2048PKCS1, "RSA PRIVATE KEY", "PRIVATE KEY")) == .formatMismatch(label: "PRIVATE KEY", found: .pkcs1))
-        #expect(refusal(relabel(PEMFixtures.p256SEC1, "EC PRIVATE KEY", "RSA PRIVATE KEY")) == .formatMismatch(label: "RSA PRIVATE KEY", found: .sec1))
-        #expect(refusal(relabel(PEMFixtures.rsa2048PKCS8, "PRIVATE KEY", "EC PRIVATE KEY")) == .formatMismatch(label: "EC PRIVATE KEY", found: .pkcs8))
+        #expect(
+            refusal(relabel(PEMFixtures.rsa2048PKCS1, "RSA PRIVATE KEY", "PRIVATE KEY"))
+                == .formatMismatch(label: "PRIVATE KEY", found: .pkcs1))
+        #expect(
+            refusal(relabel(PEMFixtures.p256SEC1, "EC PRIVATE KEY", "RSA PRIVATE KEY"))
+                == .formatMismatch(label: "RSA PRIVATE KEY", found: .sec1))
+        #expect(
+            refusal(relabel(PEMFixtures.rsa2048PKCS8, "PRIVATE KEY", "EC PRIVATE KEY"))
+                == .formatMismatch(label: "EC PRIVATE KEY", found: .pkcs8))
     }
 
     @Test func anythingAroundTheBlockIsRefused() {
@@ -106,10 +112,15 @@ import LatchkeyTestSupport
 
     @Test func brokenArmourIsRefused() {
         #expect(refusal("-----BEGIN EC PRIVATE KEY-----\nAAAA\n") == .malformedPEM("no END line"))
-        #expect(refusal(relabel(PEMFixtures.p256SEC1, "-----END EC PRIVATE KEY", "-----END PRIVATE KEY")) == .malformedPEM("END line does not match BEGIN EC PRIVATE KEY"))
+        #expect(
+            refusal(relabel(PEMFixtures.p256SEC1, "-----END EC PRIVATE KEY", "-----END PRIVATE KEY"))
+                == .malformedPEM("END line does not match BEGIN EC PRIVATE KEY"))
         #expect(refusal("-----BEGIN EC PRIVATE KEY-----\n-----END EC PRIVATE KEY-----\n") == .malformedPEM("empty body"))
-        #expect(refusal("-----BEGIN EC PRIVATE KEY-----\nMHcC*AQEE\n-----END EC PRIVATE KEY-----\n") == .malformedPEM("invalid base64 body"))
-        #expect(refusal("-----BEGIN EC PRIVATE KEY-----\nComment: x\n\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n") == .malformedPEM("header lines are not accepted"))
+        #expect(
+            refusal("-----BEGIN EC PRIVATE KEY-----\nMHcC*AQEE\n-----END EC PRIVATE KEY-----\n") == .malformedPEM("invalid base64 body"))
+        #expect(
+            refusal("-----BEGIN EC PRIVATE KEY-----\nComment: x\n\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n")
+                == .malformedPEM("header lines are not accepted"))
         // Valid base64 of something that is not a key structure.
         guard case .malformedDER = refusal("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") else {
             Issue.record("zero bytes accepted as DER"); return
@@ -128,7 +139,9 @@ import LatchkeyTestSupport
     @Test func refusalsSayWhatWasFound() {
         let text = CryptoError.privateKeyRefused(.unsupportedCurve("secp521r1")).description
         #expect(text == "private key refused: unsupported curve secp521r1 (only P-256 and P-384)")
-        #expect("\(CryptoError.privateKeyRefused(.encrypted(label: "RSA PRIVATE KEY")))".hasSuffix("the \"RSA PRIVATE KEY\" key is encrypted; decrypt it first"))
+        #expect(
+            "\(CryptoError.privateKeyRefused(.encrypted(label: "RSA PRIVATE KEY")))".hasSuffix(
+                "the \"RSA PRIVATE KEY\" key is encrypted; decrypt it first"))
     }
 
     /// `text` with every `old` label line part replaced (test inputs are small).

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// SecretBytes: value semantics over one zeroed-on-release buffer, redacted description.

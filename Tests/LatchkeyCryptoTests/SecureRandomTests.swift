@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// SecureRandom: lengths, large requests split across CTR_DRBG's 1024-byte limit, and use from many tasks.

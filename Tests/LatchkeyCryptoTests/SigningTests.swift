@@ -1,7 +1,7 @@
 import Glibc
-import Testing
 import LatchkeyCrypto
 import LatchkeyTestSupport
+import Testing
 
 /// ECDSA and RSA signing against published vectors, the project's own verifiers and OpenSSL.
 @Suite struct SigningTests {
@@ -14,26 +14,66 @@ import LatchkeyTestSupport
     /// RFC 6979 A.2.5 (P-256) and A.2.6 (P-384): keys, public points and r‖s for SHA-256/384/512 over
     /// "sample" and "test". Cross-checked with pyca/cryptography's deterministic ECDSA.
     static let rfc6979: [(curve: ECCurve, d: String, x: String, y: String)] = [
-        (.p256, "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721",
-         "60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6",
-         "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"),
-        (.p384, "6b9d3dad2e1b8c1c05b19875b6659f4de23c3b667bf297ba9aa47740787137d896d5724e4c70a825f872c9ea60d2edf5",
-         "ec3a4e415b4e19a4568618029f427fa5da9a8bc4ae92e02e06aae5286b300c64def8f0ea9055866064a254515480bc13",
-         "8015d9b72d7d57244ea8ef9ac0c621896708a59367f9dfb9f54ca84b3f1c9db1288b231c3ae0d4fe7344fd2533264720"),
+        (
+            .p256, "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721",
+            "60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6",
+            "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"
+        ),
+        (
+            .p384, "6b9d3dad2e1b8c1c05b19875b6659f4de23c3b667bf297ba9aa47740787137d896d5724e4c70a825f872c9ea60d2edf5",
+            "ec3a4e415b4e19a4568618029f427fa5da9a8bc4ae92e02e06aae5286b300c64def8f0ea9055866064a254515480bc13",
+            "8015d9b72d7d57244ea8ef9ac0c621896708a59367f9dfb9f54ca84b3f1c9db1288b231c3ae0d4fe7344fd2533264720"
+        )
     ]
     static let rfc6979Signatures: [(ECCurve, HashAlgorithm, String, String)] = [
-        (.p256, .sha256, "sample", "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"),
-        (.p256, .sha256, "test", "f1abb023518351cd71d881567b1ea663ed3efcf6c5132b354f28d3b0b7d38367019f4113742a2b14bd25926b49c649155f267e60d3814b4c0cc84250e46f0083"),
-        (.p256, .sha384, "sample", "0eafea039b20e9b42309fb1d89e213057cbf973dc0cfc8f129edddc800ef77194861f0491e6998b9455193e34e7b0d284ddd7149a74b95b9261f13abde940954"),
-        (.p256, .sha384, "test", "83910e8b48bb0c74244ebdf7f07a1c5413d61472bd941ef3920e623fbccebeb68ddbec54cf8cd5874883841d712142a56a8d0f218f5003cb0296b6b509619f2c"),
-        (.p256, .sha512, "sample", "8496a60b5e9b47c825488827e0495b0e3fa109ec4568fd3f8d1097678eb97f002362ab1adbe2b8adf9cb9edab740ea6049c028114f2460f96554f61fae3302fe"),
-        (.p256, .sha512, "test", "461d93f31b6540894788fd206c07cfa0cc35f46fa3c91816fff1040ad1581a0439af9f15de0db8d97e72719c74820d304ce5226e32dedae67519e840d1194e55"),
-        (.p384, .sha256, "sample", "21b13d1e013c7fa1392d03c5f99af8b30c570c6f98d4ea8e354b63a21d3daa33bde1e888e63355d92fa2b3c36d8fb2cdf3aa443fb107745bf4bd77cb3891674632068a10ca67e3d45db2266fa7d1feebefdc63eccd1ac42ec0cb8668a4fa0ab0"),
-        (.p384, .sha256, "test", "6d6defac9ab64dabafe36c6bf510352a4cc27001263638e5b16d9bb51d451559f918eedaf2293be5b475cc8f0188636b2d46f3becbcc523d5f1a1256bf0c9b024d879ba9e838144c8ba6baeb4b53b47d51ab373f9845c0514eefb14024787265"),
-        (.p384, .sha384, "sample", "94edbb92a5ecb8aad4736e56c691916b3f88140666ce9fa73d64c4ea95ad133c81a648152e44acf96e36dd1e80fabe4699ef4aeb15f178cea1fe40db2603138f130e740a19624526203b6351d0a3a94fa329c145786e679e7b82c71a38628ac8"),
-        (.p384, .sha384, "test", "8203b63d3c853e8d77227fb377bcf7b7b772e97892a80f36ab775d509d7a5feb0542a7f0812998da8f1dd3ca3cf023dbddd0760448d42d8a43af45af836fce4de8be06b485e9b61b827c2f13173923e06a739f040649a667bf3b828246baa5a5"),
-        (.p384, .sha512, "sample", "ed0959d5880ab2d869ae7f6c2915c6d60f96507f9cb3e047c0046861da4a799cfe30f35cc900056d7c99cd7882433709512c8cceee3890a84058ce1e22dbc2198f42323ce8aca9135329f03c068e5112dc7cc3ef3446defceb01a45c2667fdd5"),
-        (.p384, .sha512, "test", "a0d5d090c9980faf3c2ce57b7ae951d31977dd11c775d314af55f76c676447d06fb6495cd21b4b6e340fc236584fb277976984e59b4c77b0e8e4460dca3d9f20e07b9bb1f63beefaf576f6b2e8b224634a2092cd3792e0159ad9cee37659c736"),
+        (
+            .p256, .sha256, "sample",
+            "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"
+        ),
+        (
+            .p256, .sha256, "test",
+            "f1abb023518351cd71d881567b1ea663ed3efcf6c5132b354f28d3b0b7d38367019f4113742a2b14bd25926b49c649155f267e60d3814b4c0cc84250e46f0083"
+        ),
+        (
+            .p256, .sha384, "sample",
+            "0eafea039b20e9b42309fb1d89e213057cbf973dc0cfc8f129edddc800ef77194861f0491e6998b9455193e34e7b0d284ddd7149a74b95b9261f13abde940954"
+        ),
+        (
+            .p256, .sha384, "test",
+            "83910e8b48bb0c74244ebdf7f07a1c5413d61472bd941ef3920e623fbccebeb68ddbec54cf8cd5874883841d712142a56a8d0f218f5003cb0296b6b509619f2c"
+        ),
+        (
+            .p256, .sha512, "sample",
+            "8496a60b5e9b47c825488827e0495b0e3fa109ec4568fd3f8d1097678eb97f002362ab1adbe2b8adf9cb9edab740ea6049c028114f2460f96554f61fae3302fe"
+        ),
+        (
+            .p256, .sha512, "test",
+            "461d93f31b6540894788fd206c07cfa0cc35f46fa3c91816fff1040ad1581a0439af9f15de0db8d97e72719c74820d304ce5226e32dedae67519e840d1194e55"
+        ),
+        (
+            .p384, .sha256, "sample",
+            "21b13d1e013c7fa1392d03c5f99af8b30c570c6f98d4ea8e354b63a21d3daa33bde1e888e63355d92fa2b3c36d8fb2cdf3aa443fb107745bf4bd77cb3891674632068a10ca67e3d45db2266fa7d1feebefdc63eccd1ac42ec0cb8668a4fa0ab0"
+        ),
+        (
+            .p384, .sha256, "test",
+            "6d6defac9ab64dabafe36c6bf510352a4cc27001263638e5b16d9bb51d451559f918eedaf2293be5b475cc8f0188636b2d46f3becbcc523d5f1a1256bf0c9b024d879ba9e838144c8ba6baeb4b53b47d51ab373f9845c0514eefb14024787265"
+        ),
+        (
+            .p384, .sha384, "sample",
+            "94edbb92a5ecb8aad4736e56c691916b3f88140666ce9fa73d64c4ea95ad133c81a648152e44acf96e36dd1e80fabe4699ef4aeb15f178cea1fe40db2603138f130e740a19624526203b6351d0a3a94fa329c145786e679e7b82c71a38628ac8"
+        ),
+        (
+            .p384, .sha384, "test",
+            "8203b63d3c853e8d77227fb377bcf7b7b772e97892a80f36ab775d509d7a5feb0542a7f0812998da8f1dd3ca3cf023dbddd0760448d42d8a43af45af836fce4de8be06b485e9b61b827c2f13173923e06a739f040649a667bf3b828246baa5a5"
+        ),
+        (
+            .p384, .sha512, "sample",
+            "ed0959d5880ab2d869ae7f6c2915c6d60f96507f9cb3e047c0046861da4a799cfe30f35cc900056d7c99cd7882433709512c8cceee3890a84058ce1e22dbc2198f42323ce8aca9135329f03c068e5112dc7cc3ef3446defceb01a45c2667fdd5"
+        ),
+        (
+            .p384, .sha512, "test",
+            "a0d5d090c9980faf3c2ce57b7ae951d31977dd11c775d314af55f76c676447d06fb6495cd21b4b6e340fc236584fb277976984e59b4c77b0e8e4460dca3d9f20e07b9bb1f63beefaf576f6b2e8b224634a2092cd3792e0159ad9cee37659c736"
+        )
     ]
 
     func rfc6979Key(_ curve: ECCurve) throws -> ECPrivateKey {
@@ -96,7 +136,8 @@ import LatchkeyTestSupport
     /// RFC 7515 A.2: PKCS#1 v1.5 is deterministic, so the published RS256 signature must come out.
     @Test func rfc7515AppendixA2Signature() throws {
         let key = try rsa(PEMFixtures.rfc7515AppendixA2)
-        let input = Array("eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ".utf8)
+        let input = Array(
+            "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ".utf8)
         let signature = try key.pkcs1v15Signature(for: input, hash: .sha256)
         #expect(Hex.encode(signature) == Self.rfc7515A2SignatureHex)
     }
@@ -158,8 +199,12 @@ import LatchkeyTestSupport
             var signature = try key.pssSignature(for: message, hash: hash)
             func verify() throws -> ProcessResult {
                 #expect(Self.writeBytes(signature, to: dir.path + "/sig"))
-                return try ProcessRunner.run(openssl, ["dgst", name, "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(hash.byteCount)",
-                                                       "-verify", dir.path + "/pub.pem", "-signature", dir.path + "/sig", dir.path + "/msg"])
+                return try ProcessRunner.run(
+                    openssl,
+                    [
+                        "dgst", name, "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(hash.byteCount)",
+                        "-verify", dir.path + "/pub.pem", "-signature", dir.path + "/sig", dir.path + "/msg"
+                    ])
             }
             let good = try verify()
             #expect(good.exitCode == 0 && good.stdoutText.hasPrefix("Verified OK"), "\(name): \(good)")

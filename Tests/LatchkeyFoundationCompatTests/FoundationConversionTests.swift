@@ -1,8 +1,8 @@
 import FoundationEssentials
-import Testing
 import Latchkey
-import LatchkeyHTTP
 import LatchkeyFoundationCompat
+import LatchkeyHTTP
+import Testing
 
 /// The Foundation conveniences convert without loss, and refuse what the core refuses.
 @Suite struct FoundationConversionTests {
@@ -35,8 +35,9 @@ import LatchkeyFoundationCompat
         let request = try HTTPRequest(method: "POST", url: URL(string: "https://idp.example/token")!, body: Data("a=1".utf8))
         #expect(request.body == Array("a=1".utf8))
         #expect(request.bodyData == Data("a=1".utf8))
-        let response = HTTPResponse(status: 200, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: [1, 2],
-                                    url: try HTTPURL.parse("https://idp.example/"))
+        let response = HTTPResponse(
+            status: 200, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: [1, 2],
+            url: try HTTPURL.parse("https://idp.example/"))
         #expect(response.bodyData == Data([1, 2]))
         #expect(response.serverFoundationDate == Date(timeIntervalSince1970: 784_111_777))
         let token = Token(accessToken: "at", expiresAt: Timestamp(timeIntervalSince1970: 1000))

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+
 @testable import LatchkeyHTTP
 
 @Suite struct CAFileResolutionTests {
@@ -27,8 +28,11 @@ import Testing
 
     @Test func fallsBackToAReadableSystemBundle() {
         let found = HTTPClient.resolveCAFile(explicit: nil, environment: [:])
-        if let found { #expect(HTTPClient.systemCABundlePaths.contains(found)) }
-        else { #expect(HTTPClient.systemCABundlePaths.allSatisfy { !TestEnvironment.readFile($0).contains("BEGIN") }) }
+        if let found {
+            #expect(HTTPClient.systemCABundlePaths.contains(found))
+        } else {
+            #expect(HTTPClient.systemCABundlePaths.allSatisfy { !TestEnvironment.readFile($0).contains("BEGIN") })
+        }
     }
 
     /// A named bundle that cannot be read is its own error, naming the file and why, before any
@@ -43,7 +47,8 @@ import Testing
             lines = log.lines
             #expect(lines == ["* CA bundle: \(path)"], "\(lines)")
         }
-        #expect(HTTPError.unreadableCABundle(path: "/x.pem", errno: ENOENT).description
+        #expect(
+            HTTPError.unreadableCABundle(path: "/x.pem", errno: ENOENT).description
                 == "cannot read the CA bundle /x.pem: no such file or directory")
     }
 }

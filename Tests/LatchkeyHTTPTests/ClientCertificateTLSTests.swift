@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// Presenting a client identity to a real `openssl s_server` that requires one (`-Verify 1
@@ -15,10 +16,14 @@ import Testing
         return try OpenSSLServer(["-cert", cert, "-key", key, "-Verify", "1", "-verify_return_error", "-CAfile", ca, "-www"])
     }
 
-    private static func client(_ identity: TLSClientIdentity?, proxy: ProxySettings? = nil,
-                               logger: (@Sendable (String) -> Void)? = nil) throws -> HTTPClient {
-        HTTPClient(configuration: .init(caFile: try Fixtures.pki.get().caFile, connectTimeout: 3, proxy: proxy,
-                                        clientIdentity: identity, logger: logger))
+    private static func client(
+        _ identity: TLSClientIdentity?, proxy: ProxySettings? = nil,
+        logger: (@Sendable (String) -> Void)? = nil
+    ) throws -> HTTPClient {
+        HTTPClient(
+            configuration: .init(
+                caFile: try Fixtures.pki.get().caFile, connectTimeout: 3, proxy: proxy,
+                clientIdentity: identity, logger: logger))
     }
 
     private static func get(_ client: HTTPClient, _ server: OpenSSLServer) async throws -> String {
@@ -31,9 +36,11 @@ import Testing
         guard ready() else { return }
         let server = try await offPool { try Self.server() }
         let pki = try await ClientPKI.made()
-        for (cert, key, subject) in [("rsa.pem", "rsa.key", "CN=latchkey rsa client, O=Latchkey Tests"),
-                                     ("ec.pem", "ec-sec1.key", "CN=latchkey ec client"),
-                                     ("p384.pem", "p384.key", "CN=latchkey p384 client")] {
+        for (cert, key, subject) in [
+            ("rsa.pem", "rsa.key", "CN=latchkey rsa client, O=Latchkey Tests"),
+            ("ec.pem", "ec-sec1.key", "CN=latchkey ec client"),
+            ("p384.pem", "p384.key", "CN=latchkey p384 client")
+        ] {
             let page = try await Self.get(Self.client(try pki.identity(cert, key)), server)
             #expect(page.contains("Subject: \(subject)\n"), "\(cert): \(page.prefix(300))")
             #expect(!page.contains("no client certificate available"))
@@ -84,8 +91,10 @@ import Testing
         // s_server serves one connection at a time.
         let server = try await offPool { () throws -> SpawnedProcess in
             let (cert, key) = try Fixtures.pki.get().cert("localhost")
-            return try SpawnedProcess(["python3", TestEnvironment.harnessDirectory + "/test_server.py", "--cert", cert, "--key", key,
-                                       "--client-ca", try ClientPKI.shared.get().caFile])
+            return try SpawnedProcess([
+                "python3", TestEnvironment.harnessDirectory + "/test_server.py", "--cert", cert, "--key", key,
+                "--client-ca", try ClientPKI.shared.get().caFile
+            ])
         }
         defer { server.terminate() }
         let port = try await offPool { try server.readLine(timeout: 10) }
@@ -96,7 +105,9 @@ import Testing
         let answers = try await withThrowingTaskGroup(of: (Bool, String).self) { group in
             for i in 0..<16 {
                 let client = i % 2 == 0 ? rsa : ec
-                group.addTask { (i % 2 == 0, String(decoding: try await client.send(HTTPRequest(url: url, timeout: 20)).body, as: UTF8.self)) }
+                group.addTask {
+                    (i % 2 == 0, String(decoding: try await client.send(HTTPRequest(url: url, timeout: 20)).body, as: UTF8.self))
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -134,4 +145,3 @@ import Testing
         #expect(!containsKeyLine(log, key: TestEnvironment.readFile(pki.path("rsa.key"))))
     }
 }
-

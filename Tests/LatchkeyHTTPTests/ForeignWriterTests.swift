@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// The one rule for files that decide whom we trust (issue 31 §2): the walk from `/` down.
@@ -12,8 +13,10 @@ import Testing
         TestEnvironment.writeFile(dir + "/f", "x")
         #expect(chmod(dir + "/f", 0o666) == 0)
         var buffer = [CChar](repeating: 0, count: 4096)
-        let cwd = try #require(getcwd(&buffer, buffer.count).map { _ in
-            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) })
+        let cwd = try #require(
+            getcwd(&buffer, buffer.count).map { _ in
+                String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            })
         #expect(ForeignWriter.absolute("f") == (cwd == "/" ? "" : cwd) + "/f")
         #expect(ForeignWriter.absolute("/x/y") == "/x/y")
         #expect(ForeignWriter.of(dir + "//./f") == ForeignWriter(path: dir + "/f", who: .everyone))

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// `HTTPClient.send(_:bodySink:)` against the scripted Python server: the final body goes to the
@@ -14,7 +15,9 @@ import Testing
         init(failAfter: Int? = nil) { self.failAfter = failAfter }
         struct Full: Error, Equatable {}
         func write(_ bytes: ArraySlice<UInt8>) throws {
-            let count = pieces.withLock { $0.append(Array(bytes)); return $0.count }
+            let count = pieces.withLock {
+                $0.append(Array(bytes)); return $0.count
+            }
             if let failAfter, count > failAfter { throw Full() }
         }
         var bytes: [UInt8] { pieces.withLock { $0.flatMap { $0 } } }

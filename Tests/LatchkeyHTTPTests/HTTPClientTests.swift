@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// The client against the scripted Python server over plain loopback HTTP (framing, limits, timeouts,
@@ -42,10 +43,14 @@ import Testing
     @Test func requestHeadersAndPostBody() async throws {
         guard let s = try await server() else { return }
         let body = FormURLEncoding.encode([("grant_type", "device_code"), ("scope", "a b")])
-        let r = try await client().send(HTTPRequest(method: "POST", url: s.url("/echo?x=1"),
-                                                    headers: [("Content-Type", "application/x-www-form-urlencoded"),
-                                                              ("Connection", "keep-alive"), ("Accept", "application/json")],
-                                                    body: Array(body.utf8), timeout: 5))
+        let r = try await client().send(
+            HTTPRequest(
+                method: "POST", url: s.url("/echo?x=1"),
+                headers: [
+                    ("Content-Type", "application/x-www-form-urlencoded"),
+                    ("Connection", "keep-alive"), ("Accept", "application/json")
+                ],
+                body: Array(body.utf8), timeout: 5))
         let text = String(decoding: r.body, as: UTF8.self)
         #expect(text.contains(#""method": "POST""#))
         #expect(text.contains(#""target": "/echo?x=1""#))
@@ -58,9 +63,11 @@ import Testing
         #expect(text.contains(#""body": "grant_type=device_code&scope=a%20b""#))
     }
 
-    @Test(arguments: [("/oversize-body", "body larger"), ("/oversize-chunked", "body larger"),
-                      ("/oversize-headers", "header block"), ("/many-headers", "header fields"),
-                      ("/truncated", "truncated"), ("/garbage", "status line"), ("/cl-te", "both")])
+    @Test(arguments: [
+        ("/oversize-body", "body larger"), ("/oversize-chunked", "body larger"),
+        ("/oversize-headers", "header block"), ("/many-headers", "header fields"),
+        ("/truncated", "truncated"), ("/garbage", "status line"), ("/cl-te", "both")
+    ])
     func hostileResponsesAreProtocolViolations(path: String, expected: String) async throws {
         guard let s = try await server() else { return }
         let start = Deadline.now()
@@ -129,8 +136,10 @@ import Testing
         let auth = [("Authorization", "Bearer SENSITIVE")]
         let same = try await client().send(HTTPRequest(url: s.url("/redirect?to=/echo"), headers: auth, maxRedirects: 1, timeout: 5))
         #expect(String(decoding: same.body, as: UTF8.self).contains("Bearer SENSITIVE"))
-        let other = try await client().send(HTTPRequest(url: s.url("/redirect?to=http://localhost:\(s.port)/echo"), headers: auth,
-                                                         maxRedirects: 1, timeout: 5))
+        let other = try await client().send(
+            HTTPRequest(
+                url: s.url("/redirect?to=http://localhost:\(s.port)/echo"), headers: auth,
+                maxRedirects: 1, timeout: 5))
         #expect(other.status == 200)
         #expect(!String(decoding: other.body, as: UTF8.self).contains("SENSITIVE"))
     }
@@ -160,7 +169,9 @@ import Testing
         // Bound and never listening, held to the end of the test: the connection is refused.
         let closed = try PortReservation(sharedWithServer: false)
         defer { withExtendedLifetime(closed) {} }
-        let e = await httpError { try await client().send(HTTPRequest(url: HTTPURL(string: "http://127.0.0.1:\(closed.port)/")!, timeout: 2)) }
+        let e = await httpError {
+            try await client().send(HTTPRequest(url: HTTPURL(string: "http://127.0.0.1:\(closed.port)/")!, timeout: 2))
+        }
         guard case .connectFailed? = e else { Issue.record("got \(String(describing: e))"); return }
         let d = await httpError { try await client().send(HTTPRequest(url: HTTPURL(string: "https://nonexistent.invalid/")!, timeout: 5)) }
         // Either the lookup fails or (CA first) there is no bundle; never a success.
@@ -178,9 +189,11 @@ import Testing
         guard let s = try await server() else { return }
         let lines = LogCollector()
         let c = HTTPClient(configuration: .init(connectTimeout: 3, logger: { lines.append($0) }))
-        _ = try await c.send(HTTPRequest(method: "POST", url: s.url("/token"),
-                                         headers: [("Authorization", "Bearer TOPSECRET"), ("Content-Type", "application/x-www-form-urlencoded")],
-                                         body: Array("refresh_token=RTSECRET&client_id=c".utf8), timeout: 5))
+        _ = try await c.send(
+            HTTPRequest(
+                method: "POST", url: s.url("/token"),
+                headers: [("Authorization", "Bearer TOPSECRET"), ("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array("refresh_token=RTSECRET&client_id=c".utf8), timeout: 5))
         let log = lines.all.joined(separator: "\n")
         #expect(log.contains("POST"))
         #expect(log.contains("client_id=c"))

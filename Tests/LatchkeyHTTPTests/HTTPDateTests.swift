@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyHTTP
 
 @Suite struct HTTPDateTests {
@@ -10,9 +11,11 @@ import Testing
     }
 
     @Test func rejectsOtherFormsAndImpossibleDates() {
-        for bad in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
-                    "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
-                    "", "Sun, 6 Nov 1994 08:49:37 GMT"] {
+        for bad in [
+            "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+            "", "Sun, 6 Nov 1994 08:49:37 GMT"
+        ] {
             #expect(HTTPDate.parse(bad) == nil, "\(bad)")
         }
     }

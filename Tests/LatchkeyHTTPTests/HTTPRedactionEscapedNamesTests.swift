@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// A JSON parser reads `"registration\u005faccess_token"` as `registration_access_token`, so the
@@ -11,7 +12,7 @@ import Testing
         #"\u0072\u0065\u0066\u0072\u0065\u0073\u0068\u005f\u0074\u006f\u006b\u0065\u006e"#,
         #"client\u005Fsecret"#,
         #"\u0063ode"#,
-        #"ACCESS\u005FTOKEN"#,
+        #"ACCESS\u005FTOKEN"#
     ])
     func escapedSensitiveNamesAreRedacted(name: String) {
         let out = HTTPRedaction.redact(json: #"{"client_id":"app","# + "\"\(name)\"" + #" : "S3CRET-VALUE","scope":"openid"}"#)

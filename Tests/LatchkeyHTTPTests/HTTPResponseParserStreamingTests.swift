@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// The parser's streaming side (`hasHead`, `head`, `takeBody`): what `HTTPClient` uses to hand a

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 @Suite struct HTTPResponseParserTests {
-    private func parse(_ text: String, limits: HTTPResponseParser.Limits = .init(), method: String = "GET",
-                       byteByByte: Bool = false, eof: Bool = true) throws(HTTPError) -> HTTPResponseParser.Message {
+    private func parse(
+        _ text: String, limits: HTTPResponseParser.Limits = .init(), method: String = "GET",
+        byteByByte: Bool = false, eof: Bool = true
+    ) throws(HTTPError) -> HTTPResponseParser.Message {
         var p = HTTPResponseParser(limits: limits, requestMethod: method)
         let bytes = Array(text.utf8)
         if byteByByte {
@@ -17,8 +20,9 @@ import Testing
     }
 
     private func violation(_ text: String, limits: HTTPResponseParser.Limits = .init(), method: String = "GET") -> String? {
-        do { _ = try parse(text, limits: limits, method: method); return nil }
-        catch { if case .protocolViolation(let r) = error { return r }; return nil }
+        do { _ = try parse(text, limits: limits, method: method); return nil } catch {
+            if case .protocolViolation(let r) = error { return r }; return nil
+        }
     }
 
     @Test func contentLength() throws {
@@ -28,8 +32,9 @@ import Testing
     }
 
     @Test(arguments: [false, true]) func chunkedWithExtensionsAndTrailers(byteByByte: Bool) throws {
-        let m = try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n4;name=v\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\n",
-                          byteByByte: byteByByte, eof: false)
+        let m = try parse(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n4;name=v\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\n",
+            byteByByte: byteByByte, eof: false)
         #expect(String(decoding: m.body, as: UTF8.self) == "Wikipedia in\r\n\r\nchunks.")
         #expect(m.trailers.count == 1 && m.trailers[0].name == "X-T")
     }
@@ -66,10 +71,12 @@ import Testing
     }
 
     @Test func malformedLinesRefused() {
-        for bad in ["HTTX/1.1 200 OK\r\n\r\n", "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 600 X\r\n\r\n",
-                    "HTTP/1.1 200OK\r\n\r\n", "HTTP/1.1 200 OK\nContent-Length: 0\n\n", "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
-                    "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1 200 OK\r\n: x\r\n\r\n", "HTTP/1.1 200 OK\r\nA: b\u{01}c\r\n\r\n",
-                    "HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n", "HTTP/1.1 101 Switching\r\n\r\n", ""] {
+        for bad in [
+            "HTTX/1.1 200 OK\r\n\r\n", "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 600 X\r\n\r\n",
+            "HTTP/1.1 200OK\r\n\r\n", "HTTP/1.1 200 OK\nContent-Length: 0\n\n", "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1 200 OK\r\n: x\r\n\r\n", "HTTP/1.1 200 OK\r\nA: b\u{01}c\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n", "HTTP/1.1 101 Switching\r\n\r\n", ""
+        ] {
             #expect(violation(bad) != nil, "\(bad.debugDescription)")
         }
     }
@@ -89,10 +96,14 @@ import Testing
     @Test func limitsEnforced() {
         let small = HTTPResponseParser.Limits(maxHeaderBytes: 200, maxHeaderCount: 3, maxLineLength: 64, maxBodyBytes: 10)
         #expect(violation("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n", limits: small)?.contains("body larger") == true)
-        #expect(violation("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\n", limits: small)?.contains("body larger") == true)
+        #expect(
+            violation("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\n", limits: small)?.contains("body larger")
+                == true)
         #expect(violation("HTTP/1.1 200 OK\r\n\r\n0123456789A", limits: small)?.contains("body larger") == true)
         #expect(violation("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n", limits: small)?.contains("header fields") == true)
-        #expect(violation("HTTP/1.1 200 OK\r\nA: " + String(repeating: "x", count: 100) + "\r\n\r\n", limits: small)?.contains("line longer") == true)
+        #expect(
+            violation("HTTP/1.1 200 OK\r\nA: " + String(repeating: "x", count: 100) + "\r\n\r\n", limits: small)?.contains("line longer")
+                == true)
         let block = (0..<3).map { "H\($0): " + String(repeating: "v", count: 60) + "\r\n" }.joined()
         #expect(violation("HTTP/1.1 200 OK\r\n" + block + "\r\n", limits: small)?.contains("header block") == true)
     }

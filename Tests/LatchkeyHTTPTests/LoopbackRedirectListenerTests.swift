@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// The RFC 8252 loopback listener, driven by real `curl` requests.
@@ -17,7 +18,10 @@ import Testing
         let waiting = Task { try await listener.waitForRedirect(timeout: 10) }
         #expect(try await curl("http://127.0.0.1:\(listener.port)/favicon.ico", output: dir + "/stray") == 0)
         #expect(TestEnvironment.readFile(dir + "/stray").contains("404"))
-        #expect(try await curl("http://127.0.0.1:\(listener.port)/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz%20123&iss=https%3A%2F%2Fidp.example", output: dir + "/page") == 0)
+        #expect(
+            try await curl(
+                "http://127.0.0.1:\(listener.port)/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz%20123&iss=https%3A%2F%2Fidp.example",
+                output: dir + "/page") == 0)
         let params = try await waiting.value
         #expect(params.map(\.0) == ["code", "state", "iss"])
         #expect(params.map(\.1) == ["SplxlOBeZQQYbYS6WxSbIA", "xyz 123", "https://idp.example"])
@@ -68,15 +72,23 @@ import Testing
     @Test func idleConnectionDoesNotBlockTheRedirect() async throws {
         guard TestEnvironment.require(["curl"]) else { return }
         let listener = try LoopbackRedirectListener()
-        let idle = try await offPool { try SpawnedProcess(["python3", "-c",
-            "import socket,sys,time; s=socket.create_connection(('127.0.0.1',\(listener.port))); print('ok',flush=True); time.sleep(30)"]) }
+        let idle = try await offPool {
+            try SpawnedProcess([
+                "python3", "-c",
+                "import socket,sys,time; s=socket.create_connection(('127.0.0.1',\(listener.port))); print('ok',flush=True); time.sleep(30)"
+            ])
+        }
         defer { idle.terminate() }
         _ = try await offPool { try idle.readLine(timeout: 10) }
         let waiting = Task { try await listener.waitForRedirect(timeout: 10) }
         let dir = TestEnvironment.makeTemporaryDirectory()
         let start = Deadline.now()
-        let rc = try await offPool { try SpawnedProcess.run(["curl", "-s", "-o", dir + "/page", "--max-time", "5",
-                                                            "http://127.0.0.1:\(listener.port)/callback?code=c1&state=s1"]) }
+        let rc = try await offPool {
+            try SpawnedProcess.run([
+                "curl", "-s", "-o", dir + "/page", "--max-time", "5",
+                "http://127.0.0.1:\(listener.port)/callback?code=c1&state=s1"
+            ])
+        }
         #expect(rc == 0)
         let params = try await waiting.value
         #expect(params.map(\.1) == ["c1", "s1"])
@@ -88,8 +100,12 @@ import Testing
 @Suite struct LoopbackRedirectListenerHostileTests {
     private func curlStatus(_ url: String) async throws -> String {
         let dir = TestEnvironment.makeTemporaryDirectory()
-        _ = try await offPool { try SpawnedProcess.run(["curl", "-s", "--max-time", "5",
-                                                        "-o", dir + "/body", "-D", dir + "/head", url]) }
+        _ = try await offPool {
+            try SpawnedProcess.run([
+                "curl", "-s", "--max-time", "5",
+                "-o", dir + "/body", "-D", dir + "/head", url
+            ])
+        }
         let head = TestEnvironment.readFile(dir + "/head")
         return String(head.split(separator: " ").dropFirst().first ?? "")
     }

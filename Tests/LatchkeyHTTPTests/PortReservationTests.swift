@@ -30,8 +30,9 @@ import Testing
         let held = try PortReservation(sharedWithServer: true)
         let other = Self.bindSocket(port: held.port, reuseAddress: false)
         if case .success(let fd) = other { close(fd) }
-        #expect(other == .failure(Errno(EADDRINUSE)),
-                "port \(held.port) was free for any other socket between the choice and the server's bind")
+        #expect(
+            other == .failure(Errno(EADDRINUSE)),
+            "port \(held.port) was free for any other socket between the choice and the server's bind")
     }
 
     /// tinyproxy's own bind (SO_REUSEADDR, then listen) gets the held port, and from then on no one else does.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 @Suite struct ProxySettingsTests {
@@ -50,7 +51,7 @@ import Testing
         ("http://alice:12/ss@127.0.0.1:3128", "alice:12"),
         ("http://:3128", nil),
         ("http://127.0.0.1:99999", nil),
-        ("http://prox y:3128", nil),
+        ("http://prox y:3128", nil)
     ]
 
     @Test func unusableProxyURLsDoNotParse() {
@@ -66,7 +67,7 @@ import Testing
             ("http://:3128", .missingHost),
             ("http://proxy:0", .invalidPort),
             ("http://[::1", .invalidHost),
-            ("1http://proxy", .malformedScheme),
+            ("1http://proxy", .malformedScheme)
         ]
         for (value, problem) in expected {
             #expect(throws: problem, "\(value)") { try ProxySettings.validated(proxyURL: value) }
@@ -98,7 +99,8 @@ import Testing
         let tls = try await offPool { try Fixtures.tlsServer.get() }
         let plain = try await offPool { try Fixtures.plainServer.get() }
         let ca = try Fixtures.pki.get().caFile
-        let bypassed = HTTPClient(configuration: .fromEnvironment(["HTTPS_PROXY": "socks5://127.0.0.1:1", "NO_PROXY": "localhost"], caFile: ca))
+        let bypassed = HTTPClient(
+            configuration: .fromEnvironment(["HTTPS_PROXY": "socks5://127.0.0.1:1", "NO_PROXY": "localhost"], caFile: ca))
         #expect(try await bypassed.send(HTTPRequest(url: tls.url("/length"), timeout: 10)).status == 200)
         let http = HTTPClient(configuration: .fromEnvironment(["HTTPS_PROXY": "socks5://127.0.0.1:1"], caFile: ca))
         #expect(try await http.send(HTTPRequest(url: plain.url("/length"), timeout: 10)).status == 200)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// HTTPS through a real tinyproxy (CONNECT), with Basic proxy auth, and bypassed by NO_PROXY.
@@ -18,14 +19,16 @@ import Testing
     static func startTinyproxy(auth: (String, String)? = nil) throws -> Proxy {
         let dir = TestEnvironment.makeTemporaryDirectory()
         let reservation = try PortReservation(sharedWithServer: true)
-        var conf = "Port \(reservation.port)\nListen 127.0.0.1\nTimeout 10\nLogFile \"\(dir)/tinyproxy.log\"\nLogLevel Info\nMaxClients 20\n"
+        var conf =
+            "Port \(reservation.port)\nListen 127.0.0.1\nTimeout 10\nLogFile \"\(dir)/tinyproxy.log\"\nLogLevel Info\nMaxClients 20\n"
         if let auth { conf += "BasicAuth \(auth.0) \(auth.1)\n" }
         TestEnvironment.writeFile(dir + "/tinyproxy.conf", conf)
         let p = try SpawnedProcess(["tinyproxy", "-d", "-c", dir + "/tinyproxy.conf"], stderrPath: dir + "/stderr.log")
         guard TestEnvironment.waitForPort(reservation.port, timeout: .seconds(10)) else {
             p.terminate()
-            throw SpawnError.failed("tinyproxy did not listen on \(reservation.port) within 10 s: "
-                + TestEnvironment.readFile(dir + "/stderr.log") + TestEnvironment.readFile(dir + "/tinyproxy.log"))
+            throw SpawnError.failed(
+                "tinyproxy did not listen on \(reservation.port) within 10 s: "
+                    + TestEnvironment.readFile(dir + "/stderr.log") + TestEnvironment.readFile(dir + "/tinyproxy.log"))
         }
         return Proxy(process: p, reservation: reservation, log: dir + "/tinyproxy.log")
     }
@@ -48,7 +51,8 @@ import Testing
         let s = try await offPool { try Fixtures.tlsServer.get() }
         let proxy = try await offPool { try Self.startTinyproxy() }
         defer { proxy.process.terminate() }
-        let settings = try #require(try ProxySettings.fromEnvironment(["https_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "example.org,localhost"]))
+        let settings = try #require(
+            try ProxySettings.fromEnvironment(["https_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "example.org,localhost"]))
         let r = try await Fixtures.client(proxy: settings).send(HTTPRequest(url: s.url("/length"), timeout: 10))
         #expect(r.status == 200)
         #expect(!TestEnvironment.readFile(proxy.log).contains("CONNECT localhost"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// Every member that carries a secret (a credential, or a handle that is one: `device_code` and
@@ -9,7 +10,7 @@ import Testing
     static let secretMembers = [
         "access_token", "refresh_token", "id_token", "id_token_hint", "device_code", "auth_req_id", "code",
         "code_verifier", "client_secret", "client_assertion", "assertion", "subject_token", "actor_token",
-        "registration_access_token", "login_hint_token", "client_notification_token", "password", "token",
+        "registration_access_token", "login_hint_token", "client_notification_token", "password", "token"
     ]
     static let value = "s3cr3t-VALUE-42"
 
@@ -39,9 +40,11 @@ import Testing
     }
 
     @Test func credentialHeadersAreRedacted() {
-        for (header, value) in [("Authorization", "Bearer " + Self.value), ("Authorization", "DPoP " + Self.value),
-                                ("Proxy-Authorization", "Basic " + Self.value), ("DPoP", Self.value),
-                                ("Cookie", "sid=" + Self.value), ("Set-Cookie", "sid=" + Self.value)] {
+        for (header, value) in [
+            ("Authorization", "Bearer " + Self.value), ("Authorization", "DPoP " + Self.value),
+            ("Proxy-Authorization", "Basic " + Self.value), ("DPoP", Self.value),
+            ("Cookie", "sid=" + Self.value), ("Set-Cookie", "sid=" + Self.value)
+        ] {
             let shown = HTTPRedaction.redact(headerName: header, value: value)
             #expect(!shown.contains(Self.value), "\(header): \(shown)")
         }
@@ -50,15 +53,17 @@ import Testing
 
     /// The CIBA answer and a poll as `-v` prints them: the request handle appears in neither.
     @Test func aBackchannelAnswerAndItsPollsShowNoAuthReqID() {
-        let answer = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                                  body: Array(#"{"auth_req_id":"1c266114-a1be-4252-8ad1-04986c5b9ac1","expires_in":120,"interval":2}"#.utf8),
-                                  url: HTTPURL(string: "https://idp.example/bc")!)
+        let answer = HTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: Array(#"{"auth_req_id":"1c266114-a1be-4252-8ad1-04986c5b9ac1","expires_in":120,"interval":2}"#.utf8),
+            url: HTTPURL(string: "https://idp.example/bc")!)
         let described = HTTPClient.describe(response: answer)
         #expect(!described.contains("1c266114") && described.contains(#""auth_req_id":"[REDACTED]""#), "\(described)")
-        let poll = HTTPRequest(method: "POST", url: HTTPURL(string: "https://idp.example/token")!,
-                               headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                               body: Array("grant_type=urn%3Aopenid%3Aparams%3Agrant-type%3Aciba&auth_req_id=1c266114-a1be".utf8),
-                               maxRedirects: 0, timeout: 10)
+        let poll = HTTPRequest(
+            method: "POST", url: HTTPURL(string: "https://idp.example/token")!,
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array("grant_type=urn%3Aopenid%3Aparams%3Agrant-type%3Aciba&auth_req_id=1c266114-a1be".utf8),
+            maxRedirects: 0, timeout: 10)
         let shown = HTTPClient.describe(request: poll)
         #expect(!shown.contains("1c266114") && shown.contains("auth_req_id=[REDACTED]"), "\(shown)")
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// RFC 9110 §9.1: a method is a case-sensitive token. The request line carries the method exactly
@@ -6,8 +7,9 @@ import Testing
 @Suite struct RequestMethodTests {
     static func requestLine(_ method: String) throws(HTTPError) -> String {
         let url = try! HTTPURL.parse("https://api.example.com/items?q=1")
-        let head = try HTTPRequestHead.serialize(HTTPRequest(method: method, url: url), target: try! RequestTarget(url: url),
-                                                 userAgent: "test")
+        let head = try HTTPRequestHead.serialize(
+            HTTPRequest(method: method, url: url), target: try! RequestTarget(url: url),
+            userAgent: "test")
         return String(decoding: head, as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
     }
 

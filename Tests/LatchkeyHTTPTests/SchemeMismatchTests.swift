@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// The two scheme mistakes a person makes with an issuer URL (`http://` on a TLS port, `https://` on

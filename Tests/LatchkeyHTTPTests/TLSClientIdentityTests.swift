@@ -1,6 +1,7 @@
 import CMbedTLS
 import LatchkeyCrypto
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// Making a client identity: every accepted form, and every local problem refused with its own case
@@ -15,11 +16,11 @@ import Testing
     @Test func acceptsRSAAndECKeysInEveryPEMForm() async throws {
         guard let pki = try await pki() else { return }
         let cases: [(String, String, TLSClientIdentity.KeyType, String)] = [
-            ("rsa.pem", "rsa.key", .rsa(bits: 2048), "CN=latchkey rsa client, O=Latchkey Tests"),        // PKCS#8
+            ("rsa.pem", "rsa.key", .rsa(bits: 2048), "CN=latchkey rsa client, O=Latchkey Tests"),  // PKCS#8
             ("rsa.pem", "rsa-pkcs1.key", .rsa(bits: 2048), "CN=latchkey rsa client, O=Latchkey Tests"),  // PKCS#1
-            ("ec.pem", "ec.key", .ec(.p256), "CN=latchkey ec client"),                                   // PKCS#8
-            ("ec.pem", "ec-sec1.key", .ec(.p256), "CN=latchkey ec client"),                              // SEC1
-            ("p384.pem", "p384.key", .ec(.p384), "CN=latchkey p384 client"),
+            ("ec.pem", "ec.key", .ec(.p256), "CN=latchkey ec client"),  // PKCS#8
+            ("ec.pem", "ec-sec1.key", .ec(.p256), "CN=latchkey ec client"),  // SEC1
+            ("p384.pem", "p384.key", .ec(.p384), "CN=latchkey p384 client")
         ]
         for (cert, key, type, subject) in cases {
             let identity = try pki.identity(cert, key)
@@ -55,12 +56,15 @@ import Testing
         #expect(inside.notAfter == notAfter)
         #expect((try? pki.identity("expired.pem", "rsa.key", at: notBefore)) != nil)
         #expect((try? pki.identity("expired.pem", "rsa.key", at: notAfter)) != nil)
-        #expect(identityError { try pki.identity("expired.pem", "rsa.key", at: notAfter.addingTimeInterval(1)) }
+        #expect(
+            identityError { try pki.identity("expired.pem", "rsa.key", at: notAfter.addingTimeInterval(1)) }
                 == .expired(notAfter: notAfter))
-        #expect(identityError { try pki.identity("expired.pem", "rsa.key", at: notBefore.addingTimeInterval(-1)) }
+        #expect(
+            identityError { try pki.identity("expired.pem", "rsa.key", at: notBefore.addingTimeInterval(-1)) }
                 == .notYetValid(notBefore: notBefore))
         #expect(identityError { try pki.identity("expired.pem", "rsa.key") } == .expired(notAfter: notAfter))
-        #expect(identityError { try pki.identity("future.pem", "rsa.key") }
+        #expect(
+            identityError { try pki.identity("future.pem", "rsa.key") }
                 == .notYetValid(notBefore: Timestamp(timeIntervalSince1970: 4_070_908_800)))  // 2099-01-01
     }
 

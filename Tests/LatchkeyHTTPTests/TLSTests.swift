@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// TLS against real local servers with a throwaway CA: success, and every failure with its reason.
@@ -30,7 +31,9 @@ import Testing
     @Test func wrongCAIsUntrusted() async throws {
         guard ready() else { return }
         let s = try await offPool { try Fixtures.tlsServer.get() }
-        let e = await httpError { try await Fixtures.client(caFile: try Fixtures.pki.get().otherCAFile).send(HTTPRequest(url: s.url("/length"), timeout: 10)) }
+        let e = await httpError {
+            try await Fixtures.client(caFile: try Fixtures.pki.get().otherCAFile).send(HTTPRequest(url: s.url("/length"), timeout: 10))
+        }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
         #expect(reason.contains("untrusted"))
     }
@@ -63,10 +66,17 @@ import Testing
         defer { server.process.terminate() }
         let port = server.port
         // Proof the server is up and really speaks TLS 1.1 (so the failure below is about the version).
-        let probe = try await offPool { try SpawnedProcess.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_1",
-                                                               "-cipher", "DEFAULT@SECLEVEL=0", "-brief"], stdinEmpty: true) }
+        let probe = try await offPool {
+            try SpawnedProcess.run(
+                [
+                    "openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_1",
+                    "-cipher", "DEFAULT@SECLEVEL=0", "-brief"
+                ], stdinEmpty: true)
+        }
         #expect(probe == 0)
-        let e = await httpError { try await Fixtures.client().send(HTTPRequest(url: HTTPURL(string: "https://localhost:\(port)/")!, timeout: 10)) }
+        let e = await httpError {
+            try await Fixtures.client().send(HTTPRequest(url: HTTPURL(string: "https://localhost:\(port)/")!, timeout: 10))
+        }
         guard case .tlsFailure(let reason)? = e else { Issue.record("got \(String(describing: e))"); return }
         #expect(reason.hasPrefix("protocol version"), "\(reason)")
     }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyHTTP
 
 /// Which TLS versions the client speaks, what it says when a server speaks none of them, and how an
@@ -16,7 +17,8 @@ import Testing
     }
 
     private static func page(host: String, _ server: OpenSSLServer, client: HTTPClient? = nil) async throws -> String {
-        let r = try await (client ?? Fixtures.client()).send(HTTPRequest(url: HTTPURL(string: "https://\(host):\(server.port)/")!, timeout: 15))
+        let r = try await (client ?? Fixtures.client()).send(
+            HTTPRequest(url: HTTPURL(string: "https://\(host):\(server.port)/")!, timeout: 15))
         #expect(r.status == 200)
         return String(decoding: r.body, as: UTF8.self)
     }
@@ -107,7 +109,9 @@ import Testing
         let strict = try await offPool {
             try OpenSSLServer([version, "-cert", cert, "-key", key, "-Verify", "1", "-verify_return_error", "-CAfile", ca, "-www"])
         }
-        let refused = await httpError { try await Self.page(host: "localhost", strict, client: client(try pki.identity("rsa.pem", "rsa.key"))) }
+        let refused = await httpError {
+            try await Self.page(host: "localhost", strict, client: client(try pki.identity("rsa.pem", "rsa.key")))
+        }
         guard case .tlsFailure(let why)? = refused else { Issue.record("\(version): got \(String(describing: refused))"); return }
         #expect(why.hasPrefix("client certificate refused by the server"), "\(version): \(why)")
     }

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import LatchkeyJOSE
 
 @Suite struct Base64URLTests {
     @Test func rfc4648Vectors() throws {
-        let cases = [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")]
+        let cases = [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")
+        ]
         for (plain, encoded) in cases {
             #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
             #expect(try Base64URL.decode(encoded) == Array(plain.utf8))
@@ -21,7 +24,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["Zg==", "Zm8=", "Zm9v ", " Zm9v", "Zm\n9v", "Zm+v", "Zm/v", "Z", "Zm9vY", "Zh", "Zm9", "QR", "AB", "Zm9v\u{0}", "Zm9vé"])
+    @Test(arguments: [
+        "Zg==", "Zm8=", "Zm9v ", " Zm9v", "Zm\n9v", "Zm+v", "Zm/v", "Z", "Zm9vY", "Zh", "Zm9", "QR", "AB", "Zm9v\u{0}", "Zm9vé"
+    ])
     func rejectsNonStrictInput(_ text: String) {
         #expect(throws: JOSEError.self) { try Base64URL.decode(text) }
     }

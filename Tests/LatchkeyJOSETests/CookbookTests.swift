@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyJOSE
 
 /// RFC 7520 ("JOSE Cookbook") jws/ and jwk/ examples. Every compact signature with an asymmetric key
@@ -16,8 +17,11 @@ import Testing
             // One entry per signature: (key, signing block, alg).
             var entries: [(JSONValue, JSONValue, String)] = []
             if let keys = doc["input"]?["key"]?.arrayValue, let signings = doc["signing"]?.arrayValue,
-               let algs = doc["input"]?["alg"]?.arrayValue {
-                for i in 0..<min(keys.count, signings.count, algs.count) { entries.append((keys[i], signings[i], algs[i].stringValue ?? "")) }
+                let algs = doc["input"]?["alg"]?.arrayValue
+            {
+                for i in 0..<min(keys.count, signings.count, algs.count) {
+                    entries.append((keys[i], signings[i], algs[i].stringValue ?? ""))
+                }
             } else if let key = doc["input"]?["key"], let signing = doc["signing"] {
                 entries.append((key, signing, doc["input"]?["alg"]?.stringValue ?? ""))
             }

@@ -6,15 +6,17 @@ import Testing
 /// the ones JSON requires: DEL and C1 (U+009B is a CSI), the line and paragraph separators, and
 /// the bidirectional embedding, override and isolate controls.
 @Suite struct JSONWriterEscapeTests {
-    static let mustEscape: [UInt32] = Array(0x00...0x1F) + Array(0x7F...0x9F) + [0x2028, 0x2029]
+    static let mustEscape: [UInt32] =
+        Array(0x00...0x1F) + Array(0x7F...0x9F) + [0x2028, 0x2029]
         + Array(0x202A...0x202E) + Array(0x2066...0x2069)
 
     @Test func terminalAndLayoutControlsAreEscaped() throws {
         for v in Self.mustEscape {
             let s = String(Character(try #require(Unicode.Scalar(v))))
             let text = JSONValue.string("a" + s + "b").jsonText
-            #expect(text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F },
-                    "U+\(String(v, radix: 16, uppercase: true)) written raw: \(text.debugDescription)")
+            #expect(
+                text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F },
+                "U+\(String(v, radix: 16, uppercase: true)) written raw: \(text.debugDescription)")
             // Still JSON, and still the same value.
             #expect(try JSONParser().parse(Array(text.utf8)) == .string("a" + s + "b"))
         }

@@ -1,4 +1,5 @@
 import LatchkeyCrypto
+
 @testable import LatchkeyJOSE
 
 /// Builds ES256 tokens with fresh P-256 keys through `JWSSigner`, so tests control every header member.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyJOSE
 
 @Suite struct JWSHeaderTests {
@@ -28,12 +29,15 @@ import Testing
 
     @Test func critRejected() {
         #expect(parseError(unsignedToken(headerJSON: #"{"alg":"ES256","crit":["exp"],"exp":1}"#)) == .unsupportedCriticalHeader(["exp"]))
-        guard case .malformed = parseError(unsignedToken(headerJSON: #"{"alg":"ES256","crit":[]}"#)) else { Issue.record("empty crit accepted"); return }
+        guard case .malformed = parseError(unsignedToken(headerJSON: #"{"alg":"ES256","crit":[]}"#)) else {
+            Issue.record("empty crit accepted"); return
+        }
     }
 
     @Test func b64FalseRejected() {
         // RFC 7797 unencoded payload, with and without the required crit listing.
-        #expect(parseError(unsignedToken(headerJSON: #"{"alg":"ES256","b64":false,"crit":["b64"]}"#)) == .unsupportedCriticalHeader(["b64"]))
+        #expect(
+            parseError(unsignedToken(headerJSON: #"{"alg":"ES256","b64":false,"crit":["b64"]}"#)) == .unsupportedCriticalHeader(["b64"]))
         #expect(parseError(unsignedToken(headerJSON: #"{"alg":"ES256","b64":false}"#)) == .unsupportedCriticalHeader(["b64"]))
     }
 
@@ -47,21 +51,30 @@ import Testing
     }
 
     @Test func headerMustBeAStrictJSONObject() {
-        for header in [#"["alg"]"#, #"{"alg":"ES256","alg":"RS256"}"#, #"{"alg":"ES256",}"#, "not json", #"{"alg":"ES256","kid":7}"#, #"{"alg":"ES256","typ":true}"#] {
-            guard case .malformed = parseError(unsignedToken(headerJSON: header)) else { Issue.record("accepted header \(header)"); continue }
+        for header in [
+            #"["alg"]"#, #"{"alg":"ES256","alg":"RS256"}"#, #"{"alg":"ES256",}"#, "not json", #"{"alg":"ES256","kid":7}"#,
+            #"{"alg":"ES256","typ":true}"#
+        ] {
+            guard case .malformed = parseError(unsignedToken(headerJSON: header)) else {
+                Issue.record("accepted header \(header)"); continue
+            }
         }
     }
 
     @Test func sizeLimit() {
         let big = String(repeating: "A", count: JWS.maxSize)
-        guard case .malformed = parseError(unsignedToken(headerJSON: #"{"alg":"ES256"}"#, signature: big)) else { Issue.record("oversized token accepted"); return }
+        guard case .malformed = parseError(unsignedToken(headerJSON: #"{"alg":"ES256"}"#, signature: big)) else {
+            Issue.record("oversized token accepted"); return
+        }
     }
 
     @Test func unsupportedNamesParseButDoNotVerify() throws {
         for alg in ["HS256", "EdDSA", "ES256K", "RS1"] {
             let jws = try JWS(compact: unsignedToken(headerJSON: #"{"alg":"\#(alg)"}"#))
             #expect(jws.algorithm == nil)
-            #expect(throws: JOSEError.unsupportedAlgorithm(alg)) { _ = try JWSVerifier.verify(jws, keys: JWKSet(keys: []), allowedAlgorithms: allAlgorithms) }
+            #expect(throws: JOSEError.unsupportedAlgorithm(alg)) {
+                _ = try JWSVerifier.verify(jws, keys: JWKSet(keys: []), allowedAlgorithms: allAlgorithms)
+            }
         }
     }
 
@@ -69,8 +82,10 @@ import Testing
         let trusted = try ES256Signer(), attacker = try ES256Signer()
         let keys = JWKSet(keys: [try trusted.jwk([("kid", "k")])])
         // Signed by the attacker, who embeds their own key and points jku/x5u at their server.
-        var h = JSONObject([("alg", "ES256"), ("kid", "k"), ("jwk", .object(attacker.jwkJSON([("kid", "k")]))),
-                            ("jku", "https://attacker.example/jwks"), ("x5u", "https://attacker.example/cert")])
+        var h = JSONObject([
+            ("alg", "ES256"), ("kid", "k"), ("jwk", .object(attacker.jwkJSON([("kid", "k")]))),
+            ("jku", "https://attacker.example/jwks"), ("x5u", "https://attacker.example/cert")
+        ])
         let forged = try attacker.sign(header: h, payload: Array("{}".utf8))
         #expect(verifyCompact(forged, keys: keys) == .invalidSignature)
         // The same members on a token the trusted key signed do not get in the way either.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyJOSE
 
 @Suite struct KeySelectionTests {
@@ -45,14 +46,19 @@ import Testing
         for extra: [(String, JSONValue)] in [[("use", "enc")], [("key_ops", .array(["sign"]))], [("key_ops", .array(["encrypt"]))]] {
             let key = try a.jwk([("kid", "a")] + extra)
             #expect(!key.isEligibleForVerification)
-            guard case .invalidKey = verifyCompact(token, keys: JWKSet(keys: [key])) else { Issue.record("ineligible key used: \(extra)"); continue }
+            guard case .invalidKey = verifyCompact(token, keys: JWKSet(keys: [key])) else {
+                Issue.record("ineligible key used: \(extra)"); continue
+            }
         }
-        #expect(verifyCompact(token, keys: JWKSet(keys: [try a.jwk([("kid", "a"), ("use", "sig"), ("key_ops", .array(["verify"]))])])) == nil)
+        #expect(
+            verifyCompact(token, keys: JWKSet(keys: [try a.jwk([("kid", "a"), ("use", "sig"), ("key_ops", .array(["verify"]))])])) == nil)
     }
 
     @Test func algorithmAllowList() throws {
         let a = try ES256Signer()
-        #expect(verifyCompact(try a.sign(kid: nil), keys: JWKSet(keys: [try a.jwk()]), allowed: [.rs256, .es384]) == .algorithmNotAllowed("ES256"))
+        #expect(
+            verifyCompact(try a.sign(kid: nil), keys: JWKSet(keys: [try a.jwk()]), allowed: [.rs256, .es384])
+                == .algorithmNotAllowed("ES256"))
     }
 
     @Test func hmacWithThePublicKeyIsImpossible() throws {
@@ -64,8 +70,11 @@ import Testing
 
     @Test func wrongKeyTypeForAlgorithm() throws {
         let a = try ES256Signer()
-        let rsToken = unsignedToken(headerJSON: #"{"alg":"RS256","kid":"a"}"#, signature: Base64URL.encode([UInt8](repeating: 1, count: 256)))
-        guard case .invalidKey = verifyCompact(rsToken, keys: JWKSet(keys: [try a.jwk([("kid", "a")])])) else { Issue.record("EC key used for RS256"); return }
+        let rsToken = unsignedToken(
+            headerJSON: #"{"alg":"RS256","kid":"a"}"#, signature: Base64URL.encode([UInt8](repeating: 1, count: 256)))
+        guard case .invalidKey = verifyCompact(rsToken, keys: JWKSet(keys: [try a.jwk([("kid", "a")])])) else {
+            Issue.record("EC key used for RS256"); return
+        }
         let es384 = unsignedToken(headerJSON: #"{"alg":"ES384"}"#, signature: Base64URL.encode([UInt8](repeating: 1, count: 96)))
         #expect(verifyCompact(es384, keys: JWKSet(keys: [try a.jwk()])) == .noMatchingKey(kid: nil))
     }
@@ -84,7 +93,8 @@ import Testing
         let good = JSONValue.object(a.jwkJSON([("kid", "good")])).jsonText
         var offCurve = a.jwkJSON([("kid", "bad-point")])
         offCurve["y"] = .string(Base64URL.encode([UInt8](repeating: 1, count: 32)))
-        let doc = #"{"keys":[\#(good),{"kty":"oct","kid":"mac","k":"AAAA"},{"kty":"OKP","crv":"Ed25519","x":"AAAA","kid":"ed"},\#(JSONValue.object(offCurve).jsonText),{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA","kid":"short"},{"kty":"RSA","n":"AQAB","e":"AQAB","kid":"tiny"},7]}"#
+        let doc =
+            #"{"keys":[\#(good),{"kty":"oct","kid":"mac","k":"AAAA"},{"kty":"OKP","crv":"Ed25519","x":"AAAA","kid":"ed"},\#(JSONValue.object(offCurve).jsonText),{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA","kid":"short"},{"kty":"RSA","n":"AQAB","e":"AQAB","kid":"tiny"},7]}"#
         let set = try JWKSet(data: Array(doc.utf8))
         #expect(set.keys.count == 1)
         #expect(set.key(withID: "good") != nil)

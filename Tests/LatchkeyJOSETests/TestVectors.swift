@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+
 @testable import LatchkeyJOSE
 
 /// Locates ../shared/test-vectors relative to the package root and loads JSON files with our own parser.
@@ -61,7 +62,9 @@ struct VectorTally {
     mutating func skip(_ category: String, _ reason: String) { skipped[category, default: []].append(reason) }
 
     func report(_ title: String) -> String {
-        var lines = ["\(title): agree \(agree.values.reduce(0, +)), skipped \(skipped.values.map(\.count).reduce(0, +)), disagree \(disagree.count)"]
+        var lines = [
+            "\(title): agree \(agree.values.reduce(0, +)), skipped \(skipped.values.map(\.count).reduce(0, +)), disagree \(disagree.count)"
+        ]
         for k in agree.keys.sorted() { lines.append("  agree   \(k): \(agree[k]!)") }
         for k in skipped.keys.sorted() {
             var reasons: [String: Int] = [:]

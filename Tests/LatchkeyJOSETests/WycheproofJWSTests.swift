@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyJOSE
 
 /// Wycheproof json_web_signature_test.json: every case for a supported algorithm must match the vector's
@@ -46,16 +47,21 @@ import Testing
                 if (err == nil) == valid {
                     tally.agreed(category)
                 } else if valid, let keyAlg = publicJWK["alg"]?.stringValue,
-                          let tokenAlg = try? JWS(compact: compact).header.alg, keyAlg != tokenAlg {
+                    let tokenAlg = try? JWS(compact: compact).header.alg, keyAlg != tokenAlg
+                {
                     // RFC 7520 group: the vector's key says alg X but the token uses Y. Our policy refuses a
                     // key whose alg differs; prove the signature itself verifies with the key's alg removed.
                     var stripped = publicJWK
                     stripped["alg"] = nil
                     let again = verifyCompact(compact, keys: JWKSet(keys: [try JWK(json: stripped)]))
                     #expect(again == nil, "tc \(id): signature must verify once the key's alg is ignored")
-                    tally.skip(category, "key alg \(keyAlg) differs from token alg \(tokenAlg): refused by policy (signature verified with key alg removed)")
+                    tally.skip(
+                        category,
+                        "key alg \(keyAlg) differs from token alg \(tokenAlg): refused by policy (signature verified with key alg removed)")
                 } else {
-                    tally.disagree.append("tc \(id) \(comment) \(t["comment"]?.stringValue ?? ""): expected \(valid ? "valid" : "invalid"), got \(err.map { "\($0)" } ?? "valid")")
+                    tally.disagree.append(
+                        "tc \(id) \(comment) \(t["comment"]?.stringValue ?? ""): expected \(valid ? "valid" : "invalid"), got \(err.map { "\($0)" } ?? "valid")"
+                    )
                 }
             }
         }
@@ -90,11 +96,17 @@ import Testing
                 let err = verifyCompact(compact, keys: keys)
                 if symmetric {
                     #expect(err != nil, "tc \(id): token needing a symmetric key must be rejected")
-                    if valid { tally.skip(category, "HS* (symmetric) has no verification path; token rejected") } else { tally.agreed(category) }
+                    if valid {
+                        tally.skip(category, "HS* (symmetric) has no verification path; token rejected")
+                    } else {
+                        tally.agreed(category)
+                    }
                 } else if (err == nil) == valid {
                     tally.agreed(category)
                 } else {
-                    tally.disagree.append("tc \(id) \(comment): expected \(valid ? "valid" : "invalid"), got \(err.map { "\($0)" } ?? "valid"); skipped keys: \(keys.skipped)")
+                    tally.disagree.append(
+                        "tc \(id) \(comment): expected \(valid ? "valid" : "invalid"), got \(err.map { "\($0)" } ?? "valid"); skipped keys: \(keys.skipped)"
+                    )
                 }
             }
         }

@@ -1,5 +1,6 @@
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyQR
 
 /// PNG and SVG output read back by an outside decoder (zbarimg; SVG both directly and after
@@ -11,7 +12,7 @@ struct ImageDecodeTests {
         ("https://idp.example.com/device?user_code=WDJB-MJHT&client_id=kiosk%2D7", .medium),
         ("https://login.example.org/activate?code=QX4T-9PLM", .quartile),
         (String(repeating: "0123456789abcdef", count: 20), .low),  // 320 bytes, version 11-L
-        (String(repeating: "k", count: 900), .high),                // version 31-H: version blocks, many EC blocks
+        (String(repeating: "k", count: 900), .high)  // version 31-H: version blocks, many EC blocks
     ]
 
     /// Strips the one newline zbarimg --raw ends its output with.
@@ -22,8 +23,10 @@ struct ImageDecodeTests {
     }
 
     /// Checks that zbarimg reads exactly `text` from `file`, the image of `code`.
-    static func expectDecodes(_ file: String, as text: String, _ code: QRCode, _ how: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectDecodes(
+        _ file: String, as text: String, _ code: QRCode, _ how: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let result = try QRImageDecoder.zbarimg(file: file)
         #expect(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
         #expect(decoded(result) == text, "\(how), version \(code.version.number)-\(code.level)", sourceLocation: sourceLocation)
@@ -69,7 +72,9 @@ struct ImageDecodeTests {
             let file = dir.path + "/v\(number).png"
             #expect(QRImageDecoder.write(PNGWriter.png(code, scale: 2), to: file))
             let result = try QRImageDecoder.zbarimg(file: file)
-            #expect(result.exitCode == 0 && Self.decoded(result) == text, "version \(number)-\(level): \(result.exitCode.map(String.init) ?? "?")")
+            #expect(
+                result.exitCode == 0 && Self.decoded(result) == text,
+                "version \(number)-\(level): \(result.exitCode.map(String.init) ?? "?")")
         }
     }
 

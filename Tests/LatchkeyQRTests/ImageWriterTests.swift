@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyQR
 
 /// The PNG and SVG writers checked structurally, without any outside tool: every chunk's CRC,
@@ -77,8 +78,10 @@ struct ImageWriterTests {
         return (0..<code.size).contains(mx) && (0..<code.size).contains(my) && code[mx, my]
     }
 
-    @Test(arguments: [(text: "https://idp.example/device", scale: 1), (text: "hello", scale: 3),
-                      (text: String(repeating: "x", count: 300), scale: 20)])
+    @Test(arguments: [
+        (text: "https://idp.example/device", scale: 1), (text: "hello", scale: 3),
+        (text: String(repeating: "x", count: 300), scale: 20)
+    ])
     func pngIsWellFormedAndMatchesTheSymbol(text: String, scale: Int) throws {
         let code = try QRCode(text: text)
         let png = try DecodedPNG(PNGWriter.png(code, scale: scale))
@@ -109,7 +112,8 @@ struct ImageWriterTests {
     /// The dark modules an SVG's path covers, rebuilt from its `M x y h n v1 h-n z` rectangles.
     static func darkModules(inSVG svg: String, modules: Int) -> [[Bool]]? {
         guard let start = svg.firstRange(of: " d=\"")?.upperBound,
-              let end = svg[start...].firstIndex(of: "\"") else { return nil }
+            let end = svg[start...].firstIndex(of: "\"")
+        else { return nil }
         var grid = [[Bool]](repeating: [Bool](repeating: false, count: modules), count: modules)
         for rectangle in svg[start..<end].split(separator: "z") {
             // "M4 5h3v1h-3"
@@ -123,8 +127,10 @@ struct ImageWriterTests {
         return grid
     }
 
-    @Test(arguments: [(text: "https://idp.example/device?user_code=WDJB-MJHT", level: QRErrorCorrectionLevel.medium, scale: 8),
-                      (text: "x", level: .high, scale: 1)])
+    @Test(arguments: [
+        (text: "https://idp.example/device?user_code=WDJB-MJHT", level: QRErrorCorrectionLevel.medium, scale: 8),
+        (text: "x", level: .high, scale: 1)
+    ])
     func svgPathCoversExactlyTheDarkModules(text: String, level: QRErrorCorrectionLevel, scale: Int) throws {
         let code = try QRCode(text: text, level: level)
         let svg = String(decoding: SVGWriter.svg(code, scale: scale), as: UTF8.self)

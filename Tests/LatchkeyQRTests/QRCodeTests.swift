@@ -1,5 +1,6 @@
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyQR
 
 @Suite("QR building blocks")
@@ -112,8 +113,10 @@ struct QRDecodeTests {
     func urlsRoundTrip(length: Int) throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let text = length < 41 ? String(Self.url(length: 60).utf8.prefix(length).map { Character(UnicodeScalar($0)) })
-                               : Self.url(length: length)
+        let text =
+            length < 41
+            ? String(Self.url(length: 60).utf8.prefix(length).map { Character(UnicodeScalar($0)) })
+            : Self.url(length: length)
         #expect(text.utf8.count == length)
         let code = try QRCode(text: text)
         #expect(try Self.decode(code, in: dir, name: "len\(length)") == text, "version \(code.version.number)")

@@ -4,8 +4,10 @@ import Glibc
 enum ChildProcess {
     /// Starts `path` with `arguments`; stdout/stderr go to /dev/null unless `quiet` is false.
     /// `pipeWriteEnd`, when given, becomes the child's fd 3.
-    static func spawn(_ path: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                      pipeWriteEnd: Int32? = nil, quiet: Bool = true) -> pid_t? {
+    static func spawn(
+        _ path: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
+        pipeWriteEnd: Int32? = nil, quiet: Bool = true
+    ) -> pid_t? {
         var environment: [String] = []
         for name in ["PATH", "HOME", "LD_LIBRARY_PATH", "TMPDIR"] {
             if let value = getenv(name) { environment.append(name + "=" + String(cString: value)) }
@@ -52,7 +54,9 @@ enum ChildProcess {
     /// This test runner's own executable, for re-invoking it in a helper mode.
     static func currentExecutable() -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1) }
+        let count = buffer.withUnsafeMutableBytes {
+            readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1)
+        }
         precondition(count > 0, "readlink /proc/self/exe failed")
         return String(decoding: buffer[0..<count], as: UTF8.self)
     }

@@ -51,8 +51,9 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let interrupted = results.map(\.interrupted).reduce(0, +)
-        print("crash test: \(Self.kills) SIGKILLs in \(lanes) lanes, \(interrupted) mid-write (temporary file left), "
-              + "last generations \(results.map(\.last)), \(ContinuousClock.now - started)")
+        print(
+            "crash test: \(Self.kills) SIGKILLs in \(lanes) lanes, \(interrupted) mid-write (temporary file left), "
+                + "last generations \(results.map(\.last)), \(ContinuousClock.now - started)")
         // The test only means something if kills really landed inside writes.
         #expect(interrupted > 0)
     }
@@ -75,10 +76,11 @@ import Testing
             for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
             let temporariesBefore = try temporaryCount(tmp.path)
-            let child = try #require(ChildProcess.spawn(
-                executable, ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/writerModeOrSequentialWrites"],
-                extraEnvironment: [Self.writerVariable: tmp.path, Self.startVariable: String(lastSeen + 1)],
-                pipeWriteEnd: fds[1]))
+            let child = try #require(
+                ChildProcess.spawn(
+                    executable, ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/writerModeOrSequentialWrites"],
+                    extraEnvironment: [Self.writerVariable: tmp.path, Self.startVariable: String(lastSeen + 1)],
+                    pipeWriteEnd: fds[1]))
             close(fds[1])
             var reaped = false
             defer { if !reaped { kill(child, SIGKILL); ChildProcess.wait(child) } }

@@ -45,8 +45,11 @@ import Testing
         let tmp = TemporaryDirectory()
         let calls = Mutex(0)
         let secret = SecretBytes(Fixture.passphrase)
-        let store = EncryptedFileTokenStore(stateDirectory: tmp.path, profile: "default", keySource: .passphrase,
-                                            passphrase: { calls.withLock { $0 += 1 }; return secret })
+        let store = EncryptedFileTokenStore(
+            stateDirectory: tmp.path, profile: "default", keySource: .passphrase,
+            passphrase: {
+                calls.withLock { $0 += 1 }; return secret
+            })
         try store.save(Fixture.session())
         let bytes = try #require(Fixture.read(store.tokenFilePath))
         #expect(bytes[5] == 2)
@@ -87,7 +90,9 @@ import Testing
 
         let noEnvironment = Fixture.store(state, keySource: .credential)
         #expect { try noEnvironment.load() } throws: { error in
-            Fixture.isStoreError(error) { if case let .keyUnavailable(reason) = $0 { reason.contains("CREDENTIALS_DIRECTORY") } else { false } }
+            Fixture.isStoreError(error) {
+                if case let .keyUnavailable(reason) = $0 { reason.contains("CREDENTIALS_DIRECTORY") } else { false }
+            }
         }
         let elsewhere = Fixture.store(state, keySource: .credential, environment: ["CREDENTIALS_DIRECTORY": tmp.path + "/none"])
         #expect { try elsewhere.load() } throws: { error in
@@ -234,7 +239,10 @@ import Testing
             Issue.record("a version-7 file was read")
         } catch let error as TokenStoreError {
             #expect(error == .unsupportedVersion(path: store.tokenFilePath, found: 7, supported: 1))
-            #expect(error.description == "token file \(store.tokenFilePath) has format version 7 but this latchkey reads version 1: written by a newer latchkey")
+            #expect(
+                error.description
+                    == "token file \(store.tokenFilePath) has format version 7 but this latchkey reads version 1: written by a newer latchkey"
+            )
         }
         #expect(Fixture.read(store.tokenFilePath) == bytes)
     }

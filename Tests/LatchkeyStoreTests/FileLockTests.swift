@@ -70,7 +70,11 @@ import Testing
     /// Counts how many bodies run at once.
     final class OverlapMeter: Sendable {
         private let state = Mutex((inside: 0, maximum: 0))
-        func enter() { state.withLock { $0.inside += 1; $0.maximum = max($0.maximum, $0.inside) } }
+        func enter() {
+            state.withLock {
+                $0.inside += 1; $0.maximum = max($0.maximum, $0.inside)
+            }
+        }
         func leave() { state.withLock { $0.inside -= 1 } }
         var maximum: Int { state.withLock { $0.maximum } }
     }

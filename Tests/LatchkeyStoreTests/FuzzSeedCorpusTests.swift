@@ -14,11 +14,13 @@ import Testing
         try #require(Fixture.read(directory + "/" + name), "missing seed \(name)")
     }
 
-    @Test(arguments: [("valid-machine-full.lktf", "default", KeySource.Kind.machine),
-                      ("valid-machine-minimal.lktf", "default", .machine),
-                      ("valid-passphrase.lktf", "work", .passphrase),
-                      ("valid-credential.lktf", "svc", .credential),
-                      ("valid-file.lktf", "kiosk-1", .file)])
+    @Test(arguments: [
+        ("valid-machine-full.lktf", "default", KeySource.Kind.machine),
+        ("valid-machine-minimal.lktf", "default", .machine),
+        ("valid-passphrase.lktf", "work", .passphrase),
+        ("valid-credential.lktf", "svc", .credential),
+        ("valid-file.lktf", "kiosk-1", .file)
+    ])
     func validSeedsOpenWithTheFuzzKey(name: String, profile: String, kind: KeySource.Kind) throws {
         let file = try TokenFile.decode(try seed(name), path: name)
         #expect(file.keySource == kind)

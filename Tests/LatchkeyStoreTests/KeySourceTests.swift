@@ -5,7 +5,7 @@ import Testing
     @Test func parsesAndFormatsTheCLISpellings() {
         let cases: [(String, KeySource)] = [
             ("machine", .machine), ("passphrase", .passphrase), ("credential", .credential),
-            ("file:/etc/latchkey/key", .file(path: "/etc/latchkey/key")), ("file:relative:with:colons", .file(path: "relative:with:colons")),
+            ("file:/etc/latchkey/key", .file(path: "/etc/latchkey/key")), ("file:relative:with:colons", .file(path: "relative:with:colons"))
         ]
         for (text, source) in cases {
             #expect(KeySource(name: text) == source)
@@ -28,7 +28,9 @@ import Testing
 
     @Test func defaultStateDirectoryFollowsTheDocumentedOrder() {
         typealias S = EncryptedFileTokenStore
-        #expect(S.defaultStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/latchkey", "XDG_STATE_HOME": "/x", "HOME": "/h"]) == "/var/lib/latchkey")
+        #expect(
+            S.defaultStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/latchkey", "XDG_STATE_HOME": "/x", "HOME": "/h"])
+                == "/var/lib/latchkey")
         #expect(S.defaultStateDirectory(environment: ["STATE_DIRECTORY": "/a:/b"]) == "/a")
         #expect(S.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x/", "HOME": "/h"]) == "/x/latchkey")
         #expect(S.defaultStateDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]) == "/h/.local/state/latchkey")

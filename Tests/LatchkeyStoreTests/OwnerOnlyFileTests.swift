@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import Latchkey
+import Testing
 
 /// Files a person names for a key or a certificate (RFC 8705 client certificates): the token
 /// file's rules for the file itself, read at each use.
@@ -36,7 +36,7 @@ import Latchkey
 
     @Test func aMissingFileADirectoryAndATooLargeFileAreErrors() {
         let tmp = TemporaryDirectory("owner-only")
-        do { _ = try OwnerOnlyFile.read(tmp.path + "/absent") ; Issue.record("read a missing file") } catch {
+        do { _ = try OwnerOnlyFile.read(tmp.path + "/absent"); Issue.record("read a missing file") } catch {
             guard case .io(_, "open", ENOENT) = error else { Issue.record("got \(error)"); return }
         }
         #expect(throws: TokenStoreError.self) { _ = try OwnerOnlyFile.read(tmp.path) }

@@ -21,9 +21,11 @@ import Testing
 
     /// The settings of the profile before (client `old-client`) and after (`new-client`) the sign-in.
     static func settings(client: String) -> ProfileSettings {
-        ProfileSettings(client: ClientConfiguration(issuer: issuer, clientID: client, scopes: ["machine"],
-                                                    authMethod: .clientSecretBasic, dpop: .never),
-                        keySource: .machine)
+        ProfileSettings(
+            client: ClientConfiguration(
+                issuer: issuer, clientID: client, scopes: ["machine"],
+                authMethod: .clientSecretBasic, dpop: .never),
+            keySource: .machine)
     }
 
     static func metadata() -> ProviderMetadata {
@@ -58,19 +60,22 @@ import Testing
         for point in 1...writes {
             let tmp = TemporaryDirectory("signin-kill\(point)")
             try await Self.writeOldPair(tmp.path)
-            let child = try #require(ChildProcess.spawn(
-                ChildProcess.currentExecutable(),
-                ["--testing-library", "swift-testing", "--filter", "SignInSaveKillTests/signInChildOrWholeSignIn"],
-                extraEnvironment: [Self.writerVariable: tmp.path, Self.killAfterVariable: String(point)]))
+            let child = try #require(
+                ChildProcess.spawn(
+                    ChildProcess.currentExecutable(),
+                    ["--testing-library", "swift-testing", "--filter", "SignInSaveKillTests/signInChildOrWholeSignIn"],
+                    extraEnvironment: [Self.writerVariable: tmp.path, Self.killAfterVariable: String(point)]))
             let status = ChildProcess.wait(child)
             #expect(status & 0x7f == SIGKILL, "kill after write \(point): the child was not killed (status \(status))")
             let (profile, tokens) = try Self.pair(tmp.path)
             let client = try #require(profile?.client.clientID, "kill after write \(point): no profile left")
             if let tokens {
-                #expect(tokens.clientID == client,
-                        "kill after write \(point): tokens of \(tokens.clientID) under the profile of \(client)")
-                #expect(tokens.token.accessToken == (client == "new-client" ? "new-access" : "old-access"),
-                        "kill after write \(point): \(tokens.token.accessToken) under the profile of \(client)")
+                #expect(
+                    tokens.clientID == client,
+                    "kill after write \(point): tokens of \(tokens.clientID) under the profile of \(client)")
+                #expect(
+                    tokens.token.accessToken == (client == "new-client" ? "new-access" : "old-access"),
+                    "kill after write \(point): \(tokens.token.accessToken) under the profile of \(client)")
             }
         }
     }
@@ -80,9 +85,10 @@ import Testing
         let old = settings(client: "old-client")
         try ProfileStore(stateDirectory: directory).save(old, profile: profile)
         let now = Timestamp(timeIntervalSince1970: 1_800_000_000)
-        let session = StoredSession(profile: profile, issuer: issuer, clientID: "old-client",
-                                    token: Token(accessToken: "old-access", expiresAt: now.addingTimeInterval(3600)),
-                                    subject: "old-client", metadata: metadata(), createdAt: now, updatedAt: now)
+        let session = StoredSession(
+            profile: profile, issuer: issuer, clientID: "old-client",
+            token: Token(accessToken: "old-access", expiresAt: now.addingTimeInterval(3600)),
+            subject: "old-client", metadata: metadata(), createdAt: now, updatedAt: now)
         let store = Fixture.store(directory)
         try await store.withLock { try store.save(session) }
     }
@@ -99,13 +105,16 @@ import Testing
         let writes = WriteCounter(killAfter: killAfter)
         let store = CountingStore(inner: Fixture.store(directory), writes: writes)
         let new = settings(client: "new-client")
-        let session = Session(configuration: new.client, store: store, transport: TokenEndpoint(), random: try SecureRandom(),
-                              clientSecret: "machine-secret")
+        let session = Session(
+            configuration: new.client, store: store, transport: TokenEndpoint(), random: try SecureRandom(),
+            clientSecret: "machine-secret")
         let profiles = ProfileStore(stateDirectory: directory)
-        try await session.signIn(flow: .clientCredentials, metadata: metadata(), alongside: { _ in
-            try profiles.save(new, profile: profile)
-            writes.wrote()
-        })
+        try await session.signIn(
+            flow: .clientCredentials, metadata: metadata(),
+            alongside: { _ in
+                try profiles.save(new, profile: profile)
+                writes.wrote()
+            })
         return writes.count
     }
 }
@@ -117,7 +126,9 @@ final class WriteCounter: Sendable {
     init(killAfter: Int) { self.killAfter = killAfter }
     var count: Int { made.withLock { $0 } }
     func wrote() {
-        let n = made.withLock { $0 += 1; return $0 }
+        let n = made.withLock {
+            $0 += 1; return $0
+        }
         if n == killAfter { kill(getpid(), SIGKILL) }
     }
 }
@@ -136,8 +147,9 @@ struct CountingStore: TokenStore {
 /// A token endpoint that answers every client-credentials request with `new-access`.
 struct TokenEndpoint: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")],
-                     body: Array(#"{"access_token":"new-access","token_type":"Bearer","expires_in":300}"#.utf8),
-                     url: request.url)
+        HTTPResponse(
+            status: 200, headers: [(name: "Content-Type", value: "application/json")],
+            body: Array(#"{"access_token":"new-access","token_type":"Bearer","expires_in":300}"#.utf8),
+            url: request.url)
     }
 }

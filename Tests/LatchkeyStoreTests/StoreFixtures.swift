@@ -1,8 +1,8 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import Glibc
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// A fresh directory under /tmp, removed when the value is released.
 final class TemporaryDirectory: @unchecked Sendable {
@@ -30,32 +30,38 @@ enum Fixture {
         metadata.tokenEndpoint = "https://idp.example.test/realm/token"
         metadata.jwksURI = "https://idp.example.test/realm/jwks"
         metadata.idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
-        let token = Token(accessToken: "access-\(generation)-" + String(repeating: "a", count: 200),
-                          refreshToken: "refresh-\(generation)",
-                          expiresAt: Timestamp(timeIntervalSince1970: 1_900_000_000 + Double(generation)),
-                          scope: "openid offline_access gen\(generation)",
-                          idToken: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJnZW4\(generation)In0.c2ln")
-        return StoredSession(profile: profile, issuer: metadata.issuer, clientID: "latchkey-test",
-                             token: token, subject: "user-\(generation)", idTokenClaimsJSON: "{\"sub\":\"user-\(generation)\"}",
-                             metadata: metadata, createdAt: Timestamp(timeIntervalSince1970: 1_800_000_000),
-                             updatedAt: Timestamp(timeIntervalSince1970: 1_800_000_000 + Double(generation)))
+        let token = Token(
+            accessToken: "access-\(generation)-" + String(repeating: "a", count: 200),
+            refreshToken: "refresh-\(generation)",
+            expiresAt: Timestamp(timeIntervalSince1970: 1_900_000_000 + Double(generation)),
+            scope: "openid offline_access gen\(generation)",
+            idToken: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJnZW4\(generation)In0.c2ln")
+        return StoredSession(
+            profile: profile, issuer: metadata.issuer, clientID: "latchkey-test",
+            token: token, subject: "user-\(generation)", idTokenClaimsJSON: "{\"sub\":\"user-\(generation)\"}",
+            metadata: metadata, createdAt: Timestamp(timeIntervalSince1970: 1_800_000_000),
+            updatedAt: Timestamp(timeIntervalSince1970: 1_800_000_000 + Double(generation)))
     }
 
     /// The generation a session was made with, or nil when its fields disagree (a torn write).
     static func generation(of session: StoredSession) -> Int? {
         guard session.token.refreshToken?.hasPrefix("refresh-") == true,
-              let number = Int(session.token.refreshToken!.dropFirst("refresh-".count)) else { return nil }
+            let number = Int(session.token.refreshToken!.dropFirst("refresh-".count))
+        else { return nil }
         return session == Self.session(profile: session.profile, generation: number) ? number : nil
     }
 
     /// A store in `directory` with test-friendly defaults.
-    static func store(_ directory: String, profile: String = "default", keySource: KeySource = .machine,
-                      environment: [String: String] = [:], passphrase: [UInt8]? = Fixture.passphrase,
-                      machineIDPath: String = "/etc/machine-id", lockTimeout: Double = 120) -> EncryptedFileTokenStore {
+    static func store(
+        _ directory: String, profile: String = "default", keySource: KeySource = .machine,
+        environment: [String: String] = [:], passphrase: [UInt8]? = Fixture.passphrase,
+        machineIDPath: String = "/etc/machine-id", lockTimeout: Double = 120
+    ) -> EncryptedFileTokenStore {
         let secret = passphrase.map { SecretBytes($0) }
-        return EncryptedFileTokenStore(stateDirectory: directory, profile: profile, keySource: keySource,
-                                       environment: environment, passphrase: { secret },
-                                       machineIDPath: machineIDPath, lockTimeout: lockTimeout)
+        return EncryptedFileTokenStore(
+            stateDirectory: directory, profile: profile, keySource: keySource,
+            environment: environment, passphrase: { secret },
+            machineIDPath: machineIDPath, lockTimeout: lockTimeout)
     }
 
     /// The bytes at `path`, or nil when it cannot be read.

@@ -9,8 +9,10 @@ import Testing
     let nonce = [UInt8](repeating: 0x22, count: 12)
 
     func sealed(profile: String = "default") throws -> [UInt8] {
-        try TokenFile.seal(Fixture.session(profile: profile), keySource: .machine,
-                           keyDerivation: .hkdfSHA256(salt: salt), nonce: nonce, fileKey: key).encoded()
+        try TokenFile.seal(
+            Fixture.session(profile: profile), keySource: .machine,
+            keyDerivation: .hkdfSHA256(salt: salt), nonce: nonce, fileKey: key
+        ).encoded()
     }
 
     @Test func roundTripAndLayout() throws {
@@ -34,9 +36,11 @@ import Testing
     }
 
     @Test func passphraseHeaderCarriesIterationsAndSalt() throws {
-        let bytes = try TokenFile.seal(Fixture.session(), keySource: .passphrase,
-                                       keyDerivation: .pbkdf2SHA256(iterations: 600_000, salt: salt),
-                                       nonce: nonce, fileKey: key).encoded()
+        let bytes = try TokenFile.seal(
+            Fixture.session(), keySource: .passphrase,
+            keyDerivation: .pbkdf2SHA256(iterations: 600_000, salt: salt),
+            nonce: nonce, fileKey: key
+        ).encoded()
         #expect(bytes[5] == 2)
         #expect(Array(bytes[14..<18]) == [0x00, 0x09, 0x27, 0xC0])  // 600,000 big-endian
         #expect(Array(bytes[18..<34]) == salt)
@@ -123,9 +127,10 @@ import Testing
 
     @Test func iterationCountsOutsideTheAllowedRangeAreCorrupt() throws {
         for iterations: UInt32 in [1, 599_999, 10_000_001, .max] {
-            let file = TokenFile(keySource: .passphrase, profile: "default",
-                                 keyDerivation: .pbkdf2SHA256(iterations: iterations, salt: salt),
-                                 nonce: nonce, ciphertext: [1, 2, 3], tag: [UInt8](repeating: 0, count: 16))
+            let file = TokenFile(
+                keySource: .passphrase, profile: "default",
+                keyDerivation: .pbkdf2SHA256(iterations: iterations, salt: salt),
+                nonce: nonce, ciphertext: [1, 2, 3], tag: [UInt8](repeating: 0, count: 16))
             #expect(throws: TokenStoreError.self) { _ = try TokenFile.decode(file.encoded(), path: "t") }
         }
     }

@@ -11,22 +11,26 @@ struct TestDoubleTests {
     static let tokenURL = HTTPURL(string: "https://idp.example/token")!
 
     static func session(_ n: Int) -> StoredSession {
-        StoredSession(profile: "default", issuer: "https://idp.example", clientID: "c",
-                      token: Token(accessToken: "at-\(n)", expiresAt: Timestamp(timeIntervalSince1970: 1_900_000_000)),
-                      metadata: ProviderMetadata(issuer: "https://idp.example"),
-                      createdAt: Timestamp(timeIntervalSince1970: 1_800_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_800_000_000))
+        StoredSession(
+            profile: "default", issuer: "https://idp.example", clientID: "c",
+            token: Token(accessToken: "at-\(n)", expiresAt: Timestamp(timeIntervalSince1970: 1_900_000_000)),
+            metadata: ProviderMetadata(issuer: "https://idp.example"),
+            createdAt: Timestamp(timeIntervalSince1970: 1_800_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_800_000_000))
     }
 
     @Test func scriptAnswersInOrderThenSaysItRanOut() async throws {
         let clock = VirtualClock()
-        let transport = ScriptedTransport(clock: clock, script: [
-            .reply(Reply.json(200, #"{"a":1}"#)),
-            .fail(HTTPError.dnsFailure(host: "idp.example")),
-            .handle { request in Reply.json(201, request.method) },
-        ])
+        let transport = ScriptedTransport(
+            clock: clock,
+            script: [
+                .reply(Reply.json(200, #"{"a":1}"#)),
+                .fail(HTTPError.dnsFailure(host: "idp.example")),
+                .handle { request in Reply.json(201, request.method) }
+            ])
         #expect(transport.unusedSteps == 3)
-        let post = HTTPRequest(method: "POST", url: Self.tokenURL, headers: [("Authorization", "Basic eA==")],
-                               body: Array("grant_type=refresh_token&refresh_token=rt%2B1".utf8))
+        let post = HTTPRequest(
+            method: "POST", url: Self.tokenURL, headers: [("Authorization", "Basic eA==")],
+            body: Array("grant_type=refresh_token&refresh_token=rt%2B1".utf8))
         let first = try await transport.send(post)
         #expect(first.status == 200 && first.body == Array(#"{"a":1}"#.utf8))
         clock.advance(5)
@@ -99,7 +103,9 @@ struct TestDoubleTests {
             for i in 0..<20 {
                 group.addTask {
                     try await store.withLock {
-                        inside.state.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.order.append(i) }
+                        inside.state.withLock {
+                            $0.now += 1; $0.most = max($0.most, $0.now); $0.order.append(i)
+                        }
                         for _ in 0..<5 { await Task.yield() }  // give any other holder its chance to run
                         inside.state.withLock { $0.now -= 1 }
                     }

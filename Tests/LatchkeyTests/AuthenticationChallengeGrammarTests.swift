@@ -1,12 +1,15 @@
 import Testing
+
 @testable import Latchkey
 
 /// RFC 9110 §11.6.1 and §5.6: a scheme and a parameter name are tokens (no `/`, which only a
 /// token68 may hold), and a quoted-string holds no control character but HTAB, so no CR or LF
 /// reaches a value (FuzzAuthenticationChallenge asserts the same).
 @Suite struct AuthenticationChallengeGrammarTests {
-    @Test(arguments: ["Bear/er realm=\"x\"", "Bearer, a/b realm=\"x\"", "Bearer a/b=\"x\"", "Bearer error=\"a\r\nb\"",
-                      "Bearer error=\"a\nb\"", "Bearer error=\"a\\\rb\"", "Bearer error=\"a\u{0}b\"", "Bearer error=\"a\u{7F}b\""])
+    @Test(arguments: [
+        "Bear/er realm=\"x\"", "Bearer, a/b realm=\"x\"", "Bearer a/b=\"x\"", "Bearer error=\"a\r\nb\"",
+        "Bearer error=\"a\nb\"", "Bearer error=\"a\\\rb\"", "Bearer error=\"a\u{0}b\"", "Bearer error=\"a\u{7F}b\""
+    ])
     func headersOutsideTheGrammarAreRefused(header: String) {
         #expect(AuthenticationChallenge.parse(header) == nil, "\(header.debugDescription)")
     }

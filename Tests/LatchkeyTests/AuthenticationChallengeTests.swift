@@ -1,10 +1,13 @@
 import Testing
+
 @testable import Latchkey
 
 @Suite struct AuthenticationChallengeTests {
     @Test func readsSchemesAndParams() throws {
-        let c = try #require(AuthenticationChallenge.parse(
-            #"Bearer realm="example", error="invalid_token", error_description="The access token expired", DPoP algs="ES256 PS256", error=use_dpop_nonce"#))
+        let c = try #require(
+            AuthenticationChallenge.parse(
+                #"Bearer realm="example", error="invalid_token", error_description="The access token expired", DPoP algs="ES256 PS256", error=use_dpop_nonce"#
+            ))
         #expect(c.count == 2)
         #expect(c[0].isScheme("bearer"))
         #expect(c[0].parameter("error") == "invalid_token")

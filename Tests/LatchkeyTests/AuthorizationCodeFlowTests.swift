@@ -1,13 +1,15 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct AuthorizationCodeFlowTests {
     func flow(_ metadata: ProviderMetadata = testMetadata()) -> AuthorizationCodeFlow {
-        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: metadata,
-                                      transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
+        let client = try! TokenClient.testing(
+            configuration: testConfiguration(), metadata: metadata,
+            transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
         return AuthorizationCodeFlow(client: client, random: CountingRandom())
     }
 
@@ -32,9 +34,11 @@ import LatchkeyTesting
         func prompts(_ configure: (inout ClientConfiguration) -> Void) throws -> [String] {
             var c = testConfiguration()
             configure(&c)
-            let client = try TokenClient.testing(configuration: c, metadata: testMetadata(),
-                                         transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
-            let request = try AuthorizationCodeFlow(client: client, random: CountingRandom()).makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
+            let client = try TokenClient.testing(
+                configuration: c, metadata: testMetadata(),
+                transport: ScriptedTransport { _, _ in Reply.empty(500) }, random: CountingRandom())
+            let request = try AuthorizationCodeFlow(client: client, random: CountingRandom()).makeRequest(
+                redirectURI: "http://127.0.0.1:4000/callback")
             return FormURLEncoding.decode(request.url.query ?? "").filter { $0.0 == "prompt" }.map(\.1)
         }
         #expect(try prompts { _ in } == ["consent"])
@@ -71,10 +75,12 @@ import LatchkeyTesting
     @Test func redirectErrorsMapToExitCodes() throws {
         let f = flow()
         let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
-        do { _ = try f.code(from: .parameters([("error", "access_denied"), ("state", request.state)]), for: request) }
-        catch { #expect(error.category == .denied) }
-        do { _ = try f.code(from: .parameters([("error", "invalid_scope"), ("state", request.state)]), for: request) }
-        catch { #expect(error.category == .protocolViolation) }
+        do { _ = try f.code(from: .parameters([("error", "access_denied"), ("state", request.state)]), for: request) } catch {
+            #expect(error.category == .denied)
+        }
+        do { _ = try f.code(from: .parameters([("error", "invalid_scope"), ("state", request.state)]), for: request) } catch {
+            #expect(error.category == .protocolViolation)
+        }
     }
 
     /// Issue 12, item 2: `state` is checked before `error`, so whoever cannot show it can neither
@@ -82,8 +88,10 @@ import LatchkeyTesting
     @Test func errorRedirectsWithoutTheRightStateAreRefusedAsForgeries() throws {
         let f = flow()
         let request = try f.makeRequest(redirectURI: "http://127.0.0.1:4000/callback")
-        for forged in [[("error", "access_denied")], [("error", "access_denied"), ("state", "forged")],
-                       [("error", "server_error"), ("error_description", "\u{1B}]0;owned\u{07}")]] {
+        for forged in [
+            [("error", "access_denied")], [("error", "access_denied"), ("state", "forged")],
+            [("error", "server_error"), ("error_description", "\u{1B}]0;owned\u{07}")]
+        ] {
             do {
                 _ = try f.code(from: .parameters(forged), for: request)
                 Issue.record("accepted \(forged)")
@@ -97,12 +105,15 @@ import LatchkeyTesting
     }
 
     @Test func pastedInputForms() throws {
-        guard case .parameters(let p) = try PastedRedirectReceiver.parse("  http://127.0.0.1:53682/callback?code=a%2Fb&state=s#frag \n") else {
+        guard case .parameters(let p) = try PastedRedirectReceiver.parse("  http://127.0.0.1:53682/callback?code=a%2Fb&state=s#frag \n")
+        else {
             Issue.record("URL not parsed"); return
         }
         #expect(p.map(\.0) == ["code", "state"])
         #expect(p[0].1 == "a/b")
-        guard case .bareCode(let c) = try PastedRedirectReceiver.parse("4/0AbCdEf") else { Issue.record("bare code not recognised"); return }
+        guard case .bareCode(let c) = try PastedRedirectReceiver.parse("4/0AbCdEf") else {
+            Issue.record("bare code not recognised"); return
+        }
         #expect(c == "4/0AbCdEf")
         guard case .parameters = try PastedRedirectReceiver.parse("code=x&state=y") else { Issue.record("query not parsed"); return }
         #expect(throws: LatchkeyError.self) { try PastedRedirectReceiver.parse("   ") }
@@ -119,8 +130,9 @@ import LatchkeyTesting
             #expect(error.category == .configuration, "\(error)")
             #expect(error.message == "no redirect URL was pasted: end of input")
         }
-        let cancelled = PastedRedirectReceiver(redirectURI: PastedRedirectReceiver.defaultRedirectURI,
-                                               readLine: { throw CancellationError() })
+        let cancelled = PastedRedirectReceiver(
+            redirectURI: PastedRedirectReceiver.defaultRedirectURI,
+            readLine: { throw CancellationError() })
         do {
             _ = try await cancelled.receive(timeout: nil, accepting: { _ in true })
             Issue.record("a cancelled read was accepted")

@@ -1,8 +1,9 @@
+import LatchkeyHTTP
+import LatchkeyTesting
 import Synchronization
 import Testing
-import LatchkeyHTTP
+
 @testable import Latchkey
-import LatchkeyTesting
 
 /// `AuthorizedTransport.send(_:bodySink:)`: every retry and redirect decision is made on the head,
 /// so the caller's chooser sees only the final answer and a refused or redirected body never
@@ -23,9 +24,11 @@ import LatchkeyTesting
 
     @Test func aRefusedTokenIsRetriedAndOnlyTheRetryIsStreamed() async throws {
         let base = ScriptedTransport { r, index in
-            index == 0 ? HTTPResponse(status: 401, headers: AuthorizedTransportTests.invalidToken().headers,
-                                      body: Array("refused".utf8), url: r.url)
-                       : HTTPResponse(status: 200, body: Array("fresh".utf8), url: r.url)
+            index == 0
+                ? HTTPResponse(
+                    status: 401, headers: AuthorizedTransportTests.invalidToken().headers,
+                    body: Array("refused".utf8), url: r.url)
+                : HTTPResponse(status: 200, body: Array("fresh".utf8), url: r.url)
         }
         let source = AuthorizedTransportTests.Source()
         let sink = Collector()
@@ -54,8 +57,10 @@ import LatchkeyTesting
         let base = ScriptedTransport { r, _ in
             switch r.url.path {
             case "/v1/me": return HTTPResponse(status: 302, headers: [("Location", "/v1/next")], body: Array("hop".utf8), url: r.url)
-            case "/v1/next": return HTTPResponse(status: 302, headers: [("Location", "https://other.example/x")],
-                                                 body: Array("away".utf8), url: r.url)
+            case "/v1/next":
+                return HTTPResponse(
+                    status: 302, headers: [("Location", "https://other.example/x")],
+                    body: Array("away".utf8), url: r.url)
             default: return HTTPResponse(status: 500, url: r.url)
             }
         }

@@ -1,8 +1,9 @@
+import LatchkeyHTTP
+import LatchkeyTesting
 import Synchronization
 import Testing
-import LatchkeyHTTP
+
 @testable import Latchkey
-import LatchkeyTesting
 
 @Suite struct AuthorizedTransportTests {
     static let api = HTTPURL(string: "https://api.example/v1/me")!
@@ -17,8 +18,9 @@ import LatchkeyTesting
     }
 
     static func invalidToken(_ url: HTTPURL = api) -> HTTPResponse {
-        HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"Bearer realm="api", error="invalid_token", error_description="revoked""#)],
-                     url: url)
+        HTTPResponse(
+            status: 401, headers: [("WWW-Authenticate", #"Bearer realm="api", error="invalid_token", error_description="revoked""#)],
+            url: url)
     }
 
     @Test func addsTheTokenAndSendsOnlyToAllowedOrigins() async throws {
@@ -56,7 +58,9 @@ import LatchkeyTesting
 
     @Test func otherRefusalsAreNotRetried() async throws {
         for header in [#"Bearer error="insufficient_scope""#, #"Basic realm="x""#, ""] {
-            let base = ScriptedTransport { r, _ in HTTPResponse(status: 401, headers: header.isEmpty ? [] : [("WWW-Authenticate", header)], url: r.url) }
+            let base = ScriptedTransport { r, _ in
+                HTTPResponse(status: 401, headers: header.isEmpty ? [] : [("WWW-Authenticate", header)], url: r.url)
+            }
             let response = try await AuthorizedTransport(base: base, source: Source(), allowed: [Self.api]).send(HTTPRequest(url: Self.api))
             #expect(response.status == 401)
             #expect(base.sent.count == 1, "\(header)")

@@ -1,10 +1,11 @@
 import FoundationEssentials
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// CIBA poll mode (OpenID CIBA Core 1.0): the request, the response, the shared polling rules and
 /// the ID token's `auth_req_id` claim, over a scripted transport and a virtual clock.
@@ -23,9 +24,12 @@ import LatchkeyTesting
         return m
     }
 
-    func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = metadata(), dpop: DPoPKey? = nil) throws -> BackchannelAuthenticationFlow {
-        let client = try TokenClient.testing(configuration: testConfiguration(authMethod: .clientSecretBasic), metadata: metadata,
-                                             transport: transport, clientSecret: "s3cret", dpopKey: dpop, time: clock, random: CountingRandom())
+    func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = metadata(), dpop: DPoPKey? = nil) throws
+        -> BackchannelAuthenticationFlow
+    {
+        let client = try TokenClient.testing(
+            configuration: testConfiguration(authMethod: .clientSecretBasic), metadata: metadata,
+            transport: transport, clientSecret: "s3cret", dpopKey: dpop, time: clock, random: CountingRandom())
         return BackchannelAuthenticationFlow(client: client, time: clock)
     }
 
@@ -48,8 +52,9 @@ import LatchkeyTesting
 
     @Test func requestCarriesClientAuthenticationScopeAndTheHintUnchanged() async throws {
         let t = server([Self.token])
-        let request = try BackchannelAuthenticationRequest(loginHint: Self.hint, bindingMessage: "Kiosk 7 · 4F2A",
-                                                           requestedExpiry: 90, additionalParameters: [("resource", "https://api.example")])
+        let request = try BackchannelAuthenticationRequest(
+            loginHint: Self.hint, bindingMessage: "Kiosk 7 · 4F2A",
+            requestedExpiry: 90, additionalParameters: [("resource", "https://api.example")])
         let events = EventLog()
         let result = try await flow(t).run(request, events: events.record)
         #expect(result.authRequestID == "req-1" && result.response.accessToken == "at")
@@ -78,9 +83,11 @@ import LatchkeyTesting
         var configuration = testConfiguration(authMethod: .clientSecretBasic)
         configuration.resources = ["https://api.example/a", "urn:example:b"]
         configuration.extraParameters = [try #require(RequestParameter(name: "acr_values", value: "phr"))]
-        let client = try TokenClient.testing(configuration: configuration, metadata: Self.metadata(), transport: t,
-                                     clientSecret: "s3cret", time: clock, random: CountingRandom())
-        _ = try await BackchannelAuthenticationFlow(client: client, time: clock).run(try BackchannelAuthenticationRequest(loginHint: Self.hint))
+        let client = try TokenClient.testing(
+            configuration: configuration, metadata: Self.metadata(), transport: t,
+            clientSecret: "s3cret", time: clock, random: CountingRandom())
+        _ = try await BackchannelAuthenticationFlow(client: client, time: clock).run(
+            try BackchannelAuthenticationRequest(loginHint: Self.hint))
         let sent = try #require(t.sent(to: "/bc-authorize").first)
         let body = String(decoding: sent.request.body, as: UTF8.self)
         #expect(body.contains("resource=https%3A%2F%2Fapi.example%2Fa&resource=urn%3Aexample%3Ab"), "\(body)")
@@ -114,11 +121,16 @@ import LatchkeyTesting
     @Test func responseParsing() throws {
         let ok = try BackchannelAuthenticationResponse.parse(Reply.json(200, #"{"auth_req_id":"r","expires_in":"60"}"#))
         #expect(ok == BackchannelAuthenticationResponse(authRequestID: "r", expiresIn: 60, interval: 5), "a missing interval is 5 s")
-        #expect(try BackchannelAuthenticationResponse.parse(Reply.json(200, #"{"auth_req_id":"r","expires_in":60,"interval":0}"#)).interval == 5)
-        #expect(try BackchannelAuthenticationResponse.parse(Reply.json(200, #"{"auth_req_id":"r","expires_in":99999999}"#)).expiresIn
+        #expect(
+            try BackchannelAuthenticationResponse.parse(Reply.json(200, #"{"auth_req_id":"r","expires_in":60,"interval":0}"#)).interval == 5
+        )
+        #expect(
+            try BackchannelAuthenticationResponse.parse(Reply.json(200, #"{"auth_req_id":"r","expires_in":99999999}"#)).expiresIn
                 == DeviceAuthorizationResponse.maxExpiresIn)
-        for body in [#"{"expires_in":60}"#, #"{"auth_req_id":"","expires_in":60}"#, #"{"auth_req_id":"r"}"#,
-                     #"{"auth_req_id":"r","expires_in":0}"#, "[]"] {
+        for body in [
+            #"{"expires_in":60}"#, #"{"auth_req_id":"","expires_in":60}"#, #"{"auth_req_id":"r"}"#,
+            #"{"auth_req_id":"r","expires_in":0}"#, "[]"
+        ] {
             #expect(throws: LatchkeyError.self, "\(body)") { try BackchannelAuthenticationResponse.parse(Reply.json(200, body)) }
         }
     }
@@ -146,7 +158,8 @@ import LatchkeyTesting
             #expect(t.sent.isEmpty, "nothing is sent to a provider without poll mode")
         }
         await expectError(category: .configuration) {
-            try await flow(server([]), metadata: Self.metadata(endpoint: false)).run(try BackchannelAuthenticationRequest(loginHint: Self.hint))
+            try await flow(server([]), metadata: Self.metadata(endpoint: false)).run(
+                try BackchannelAuthenticationRequest(loginHint: Self.hint))
         }
     }
 
@@ -208,10 +221,12 @@ import LatchkeyTesting
         }
         var configuration = testConfiguration(authMethod: .clientSecretPost)
         configuration.scopes = ["openid"]
-        let session = Session(configuration: configuration, store: MemoryTokenStore(), transport: t, time: clock,
-                              random: CountingRandom(), clientSecret: "s3cret", keySet: try idp.keySet())
-        return try await session.signIn(flow: .ciba, metadata: Self.metadata(),
-                                        backchannel: try BackchannelAuthenticationRequest(loginHint: Self.hint))
+        let session = Session(
+            configuration: configuration, store: MemoryTokenStore(), transport: t, time: clock,
+            random: CountingRandom(), clientSecret: "s3cret", keySet: try idp.keySet())
+        return try await session.signIn(
+            flow: .ciba, metadata: Self.metadata(),
+            backchannel: try BackchannelAuthenticationRequest(loginHint: Self.hint))
     }
 
     @Test func theIDTokensAuthRequestIDMustBeOurs() async throws {
@@ -228,8 +243,9 @@ import LatchkeyTesting
     }
 
     @Test func cibaWithoutALoginHintIsAConfigurationProblem() async throws {
-        let session = Session(configuration: testConfiguration(authMethod: .clientSecretPost), store: MemoryTokenStore(),
-                              transport: server([]), time: clock, random: CountingRandom(), clientSecret: "s")
+        let session = Session(
+            configuration: testConfiguration(authMethod: .clientSecretPost), store: MemoryTokenStore(),
+            transport: server([]), time: clock, random: CountingRandom(), clientSecret: "s")
         await expectError(category: .configuration) { try await session.signIn(flow: .ciba, metadata: Self.metadata()) }
     }
 }
@@ -240,7 +256,7 @@ import LatchkeyTesting
         ("id.example.com", "example.com"), ("EXAMPLE.com.", "example.com"), ("a.b.example.co.uk", "example.co.uk"),
         ("example.co.uk", "example.co.uk"), ("login.microsoftonline.com", "microsoftonline.com"),
         ("evil.github.io", "evil.github.io"), ("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("localhost", "localhost"),
-        ("10.0.0.1", "10.0.0.1"), ("1.2.3.example", "3.example"),
+        ("10.0.0.1", "10.0.0.1"), ("1.2.3.example", "3.example")
     ])
     func sites(host: String, site: String) {
         #expect(VerificationSite.site(of: host) == site)

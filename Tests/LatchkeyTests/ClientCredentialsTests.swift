@@ -1,8 +1,9 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// The client-credentials grant (RFC 6749 §4.4): sign-in, what is stored, and renewal by running
 /// the grant again under the refresh rules (single-flight, the store's lock).
@@ -10,15 +11,17 @@ import LatchkeyTesting
     let clock = VirtualClock()
 
     func configuration() -> ClientConfiguration {
-        var c = ClientConfiguration(issuer: TestIssuer.issuer, clientID: "machine-1", scopes: ["openid", "offline_access", "machine"],
-                                    authMethod: .clientSecretBasic)
+        var c = ClientConfiguration(
+            issuer: TestIssuer.issuer, clientID: "machine-1", scopes: ["openid", "offline_access", "machine"],
+            authMethod: .clientSecretBasic)
         c.resources = ["https://api.example/v1"]
         return c
     }
 
     func session(_ store: any TokenStore, _ t: ScriptedTransport, configuration: ClientConfiguration? = nil) -> Session {
-        Session(configuration: configuration ?? self.configuration(), store: store, transport: t, time: clock,
-                random: CountingRandom(), clientSecret: "machine-secret")
+        Session(
+            configuration: configuration ?? self.configuration(), store: store, transport: t, time: clock,
+            random: CountingRandom(), clientSecret: "machine-secret")
     }
 
     /// A token endpoint that answers each client-credentials request with at-N, after a short real
@@ -28,14 +31,18 @@ import LatchkeyTesting
         ScriptedTransport(clock: clock) { r, index in
             guard r.url.path == "/token" else { return Reply.empty(404) }
             try await Task.sleep(nanoseconds: 20_000_000)
-            return Reply.json(200, #"{"access_token":"at-\#(index + 1)","token_type":"bearer","expires_in":300,"scope":"machine","refresh_token":"rt-x","id_token":"h.p.s"}"#)
+            return Reply.json(
+                200,
+                #"{"access_token":"at-\#(index + 1)","token_type":"bearer","expires_in":300,"scope":"machine","refresh_token":"rt-x","id_token":"h.p.s"}"#
+            )
         }
     }
 
     func storedMachineSession(expiresIn: Double) -> StoredSession {
-        var s = StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: "machine-1",
-                              token: Token(accessToken: "at-0", expiresAt: clock.now().addingTimeInterval(expiresIn), scope: "machine"),
-                              subject: "machine-1", metadata: testMetadata(), createdAt: clock.now(), updatedAt: clock.now())
+        var s = StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: "machine-1",
+            token: Token(accessToken: "at-0", expiresAt: clock.now().addingTimeInterval(expiresIn), scope: "machine"),
+            subject: "machine-1", metadata: testMetadata(), createdAt: clock.now(), updatedAt: clock.now())
         s.grant = .clientCredentials
         return s
     }
@@ -56,7 +63,9 @@ import LatchkeyTesting
         #expect(s.grant == .clientCredentials && s.subject == "machine-1")
         #expect(s.token.refreshToken == nil && s.token.idToken == nil, "a refresh or ID token sent anyway is not kept")
         #expect(store.session?.grant == .clientCredentials)
-        guard case .authorized(_, let subject, _, _, let verified, _)? = authorized else { Issue.record("\(String(describing: authorized))"); return }
+        guard case .authorized(_, let subject, _, _, let verified, _)? = authorized else {
+            Issue.record("\(String(describing: authorized))"); return
+        }
         #expect(subject == "machine-1" && !verified)
     }
 

@@ -1,9 +1,10 @@
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// `client_id` is never sent twice (RFC 6749 §3.1; RFC 9126 §2.1 makes strict servers refuse a
 /// pushed request that repeats it): whatever the authentication method and the endpoint, a form

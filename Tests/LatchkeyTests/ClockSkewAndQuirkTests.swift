@@ -1,31 +1,37 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct ClockSkewAndQuirkTests {
     /// A provider whose token endpoint signs ID tokens with `claims(serverNow)` and sends `Timestamp: serverNow`.
-    func provider(_ idp: TestIssuer, clock: VirtualClock, serverOffset: Double,
-                  claims: @escaping @Sendable (Timestamp) -> JSONObject = { TestIssuer.claims(now: $0) }) -> ScriptedTransport {
+    func provider(
+        _ idp: TestIssuer, clock: VirtualClock, serverOffset: Double,
+        claims: @escaping @Sendable (Timestamp) -> JSONObject = { TestIssuer.claims(now: $0) }
+    ) -> ScriptedTransport {
         ScriptedTransport(clock: clock) { r, _ in
             let serverNow = clock.now().addingTimeInterval(serverOffset)
             switch r.url.path {
             case "/device": return DeviceFlowTests.standardDevice
             case "/token":
                 let id = try idp.sign(claims(serverNow))
-                return Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","id_token":"\#(id)"}"#,
-                                  headers: [("Date", HTTPDate.format(serverNow))])
+                return Reply.json(
+                    200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","id_token":"\#(id)"}"#,
+                    headers: [("Date", HTTPDate.format(serverNow))])
             default: return Reply.empty(404)
             }
         }
     }
 
     func signIn(_ t: ScriptedTransport, _ idp: TestIssuer, clock: VirtualClock, store: MemoryTokenStore = MemoryTokenStore())
-        async throws -> (Session, StoredSession) {
-        let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock,
-                              random: CountingRandom(), keySet: try idp.keySet())
+        async throws -> (Session, StoredSession)
+    {
+        let session = Session(
+            configuration: testConfiguration(), store: store, transport: t, time: clock,
+            random: CountingRandom(), keySet: try idp.keySet())
         return (session, try await session.signIn(flow: .device, metadata: testMetadata()))
     }
 
@@ -93,14 +99,18 @@ import LatchkeyTesting
         let clock = VirtualClock()
         let idp = try TestIssuer()
         let store = MemoryTokenStore()
-        let session = Session(configuration: testConfiguration(), store: store, transport: provider(idp, clock: clock, serverOffset: 7200),
-                              time: clock, random: CountingRandom(), keySet: try idp.keySet())
+        let session = Session(
+            configuration: testConfiguration(), store: store, transport: provider(idp, clock: clock, serverOffset: 7200),
+            time: clock, random: CountingRandom(), keySet: try idp.keySet())
         let events = EventLog()
         _ = try await session.signIn(flow: .device, metadata: testMetadata(), events: events.record)
         let skew = try #require(await session.observedClockSkew)
         #expect(abs(skew - 7200) < 10)
         #expect(await session.clockSkewWarning?.contains("7200 s behind") == true)
-        #expect(events.all.contains { if case .clockSkew(let s) = $0 { return abs(s - 7200) < 10 }; return false })
+        #expect(
+            events.all.contains {
+                if case .clockSkew(let s) = $0 { return abs(s - 7200) < 10 }; return false
+            })
         #expect(store.session != nil)
     }
 
@@ -108,13 +118,17 @@ import LatchkeyTesting
         let clock = VirtualClock()
         let idp = try TestIssuer()
         let store = MemoryTokenStore()
-        let session = Session(configuration: testConfiguration(), store: store, transport: provider(idp, clock: clock, serverOffset: 90_000),
-                              time: clock, random: CountingRandom(), keySet: try idp.keySet())
+        let session = Session(
+            configuration: testConfiguration(), store: store, transport: provider(idp, clock: clock, serverOffset: 90_000),
+            time: clock, random: CountingRandom(), keySet: try idp.keySet())
         let events = EventLog()
         await expectError(category: .verification, code: "clock_skew") {
             try await session.signIn(flow: .device, metadata: testMetadata(), events: events.record)
         }
-        #expect(events.all.contains { if case .clockSkew = $0 { return true }; return false })
+        #expect(
+            events.all.contains {
+                if case .clockSkew = $0 { return true }; return false
+            })
         #expect(store.session == nil)
     }
 
@@ -123,13 +137,15 @@ import LatchkeyTesting
         let idp = try TestIssuer()
         let now = clock.now()
         let t = provider(idp, clock: clock, serverOffset: -90_000)
-        let stored = StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                                   token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now, idToken: "id-old"),
-                                   subject: "user-1", idTokenClaimsJSON: #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client"}"#,
-                                   metadata: testMetadata(), createdAt: now, updatedAt: now)
+        let stored = StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now, idToken: "id-old"),
+            subject: "user-1", idTokenClaimsJSON: #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client"}"#,
+            metadata: testMetadata(), createdAt: now, updatedAt: now)
         let store = MemoryTokenStore(stored)
-        let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock,
-                              random: CountingRandom(), keySet: try idp.keySet())
+        let session = Session(
+            configuration: testConfiguration(), store: store, transport: t, time: clock,
+            random: CountingRandom(), keySet: try idp.keySet())
         await expectError(category: .verification, code: "clock_skew") { try await session.validToken() }
         #expect(store.session?.token.refreshToken == "rt")
         #expect(store.session?.token.accessToken == "at-1")
@@ -144,14 +160,18 @@ import LatchkeyTesting
     }
 
     @Test func entraCommonIssuerTemplateOnlyWithTheQuirk() throws {
-        let doc = try JSONParser().parseObject(Array(#"{"issuer":"https://login.microsoftonline.com/{tenantid}/v2.0","token_endpoint":"https://login.microsoftonline.com/common/oauth2/v2.0/token"}"#.utf8))
+        let doc = try JSONParser().parseObject(
+            Array(
+                #"{"issuer":"https://login.microsoftonline.com/{tenantid}/v2.0","token_endpoint":"https://login.microsoftonline.com/common/oauth2/v2.0/token"}"#
+                    .utf8))
         let configured = "https://login.microsoftonline.com/common/v2.0"
         #expect(throws: LatchkeyError.self) { try ProviderDiscovery.parse(doc, expectedIssuer: configured) }
         let m = try ProviderDiscovery.parse(doc, expectedIssuer: configured, quirks: ProviderQuirks(entraTenantIssuer: true))
         #expect(m.issuer == "https://login.microsoftonline.com/{tenantid}/v2.0")
         // The template is not a wildcard for arbitrary hosts or tenants.
         #expect(throws: LatchkeyError.self) {
-            try ProviderDiscovery.parse(doc, expectedIssuer: "https://evil.example/common/v2.0", quirks: ProviderQuirks(entraTenantIssuer: true))
+            try ProviderDiscovery.parse(
+                doc, expectedIssuer: "https://evil.example/common/v2.0", quirks: ProviderQuirks(entraTenantIssuer: true))
         }
     }
 

@@ -1,8 +1,9 @@
 import FoundationEssentials
 import LatchkeyCrypto
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
+import Testing
+
 @testable import Latchkey
 
 /// One codec per concept (issue 13): every member of each document type is written and read back.
@@ -52,15 +53,18 @@ import LatchkeyJOSE
     }
 
     @Test func clientConfigurationRoundTripsEveryMember() throws {
-        var c = ClientConfiguration(issuer: "https://idp.example", clientID: "device", scopes: ["openid", "x"],
-                                    authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
-                                    allowedAlgorithms: ["ES256"], leeway: 12.5,
-                                    quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
+        var c = ClientConfiguration(
+            issuer: "https://idp.example", clientID: "device", scopes: ["openid", "x"],
+            authMethod: .clientSecretBasic, redirectURI: "http://127.0.0.1:9/cb", pkce: .never,
+            allowedAlgorithms: ["ES256"], leeway: 12.5,
+            quirks: ProviderQuirks(entraTenantIssuer: true), dpop: .always)
         for (i, name) in EndpointOverrides.members.enumerated() { c.endpoints.setMember(name, "https://idp.example/e\(i)") }
         c.par = .always
         c.resources = ["https://api.example/a", "urn:example:b"]
-        c.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!,
-                             RequestParameter(name: "prompt", value: "consent")!]
+        c.extraParameters = [
+            RequestParameter(name: "audience", value: "https://api.example")!,
+            RequestParameter(name: "prompt", value: "consent")!
+        ]
         c.clientAssertion = ClientAssertionSettings(algorithm: .ps256, keyID: "kid-1", type: .jwt, audience: .endpoint)
         let text = JSONValue.object(c.json).jsonText
         let back = try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
@@ -69,12 +73,14 @@ import LatchkeyJOSE
         #expect(c.json["quirks"]?["entra_tenant_issuer"] == .bool(true))
         // Mirror-enumerate the stored properties: each one must be a member of the written document.
         let written = Set(c.json.keys)
-        let names: [String: String] = ["issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
-                                       "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
-                                       "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
-                                       "leeway": "leeway", "quirks": "quirks", "dpop": "dpop", "par": "par",
-                                       "resources": "resources", "extraParameters": "parameters",
-                                       "clientAssertion": "client_assertion"]
+        let names: [String: String] = [
+            "issuer": "issuer", "clientID": "client_id", "scopes": "scopes",
+            "authMethod": "auth_method", "redirectURI": "redirect_uri", "pkce": "pkce",
+            "endpoints": "endpoints", "allowedAlgorithms": "allowed_algorithms",
+            "leeway": "leeway", "quirks": "quirks", "dpop": "dpop", "par": "par",
+            "resources": "resources", "extraParameters": "parameters",
+            "clientAssertion": "client_assertion"
+        ]
         for child in Mirror(reflecting: c).children {
             let label = try #require(child.label)
             let member = try #require(names[label], "ClientConfiguration.\(label) has no JSON member: add it to the codec")
@@ -85,14 +91,17 @@ import LatchkeyJOSE
     @Test func storedSessionRoundTripsEveryMember() throws {
         var session = StoredSession(
             profile: "p", issuer: "https://idp.example", clientID: "c",
-            token: Token(accessToken: "at", tokenType: "Bearer", refreshToken: "rt",
-                         expiresAt: Timestamp(timeIntervalSince1970: 1_796_120_420.5), scope: "openid", idToken: "h.p.s"),
+            token: Token(
+                accessToken: "at", tokenType: "Bearer", refreshToken: "rt",
+                expiresAt: Timestamp(timeIntervalSince1970: 1_796_120_420.5), scope: "openid", idToken: "h.p.s"),
             subject: "sub", idTokenClaimsJSON: #"{"sub":"sub"}"#, metadata: Self.fullMetadata(),
             createdAt: Timestamp(timeIntervalSince1970: 1_796_000_000), updatedAt: Timestamp(timeIntervalSince1970: 1_796_000_001.25),
-            dpop: DPoPBinding(privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
+            dpop: DPoPBinding(
+                privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
         session.grant = .clientCredentials
-        session.registration = RegistrationRecord(dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
-                                                  keyFile: nil, keyGenerated: false)
+        session.registration = RegistrationRecord(
+            dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
+            keyFile: nil, keyGenerated: false)
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))
@@ -106,7 +115,9 @@ import LatchkeyJOSE
         var text = String(decoding: StoredSessionPayload.encode(session), as: UTF8.self)
         text = text.replacing(Base64URL.encode(Array(UInt8(1)...32)), with: "AAAA")
         #expect(throws: (any Error).self) { try StoredSessionPayload.decode(Array(text.utf8)) }
-        for label in Mirror(reflecting: session).children.compactMap(\.label) + Mirror(reflecting: session.token).children.compactMap(\.label) {
+        for label in Mirror(reflecting: session).children.compactMap(\.label)
+            + Mirror(reflecting: session.token).children.compactMap(\.label)
+        {
             // Every stored property is written under its own name (the names wave 1 used).
             let object = try JSONParser().parseObject(StoredSessionPayload.encode(session))
             let present = object[label] != nil || object["token"]?[label] != nil
@@ -117,7 +128,8 @@ import LatchkeyJOSE
     /// The payload a wave-1 release wrote with JSONEncoder (same member names, seconds since 1970,
     /// nil members left out, `\/` escapes) still reads.
     @Test func aWaveOnePayloadStillOpens() throws {
-        let old = #"{"profile":"default","issuer":"https:\/\/idp.example","clientID":"c","token":{"accessToken":"at","tokenType":"Bearer","expiresAt":1796120420},"metadata":{"issuer":"https:\/\/idp.example","token_endpoint":"https:\/\/idp.example\/token"},"createdAt":1796000000.5,"updatedAt":1796000000.5}"#
+        let old =
+            #"{"profile":"default","issuer":"https:\/\/idp.example","clientID":"c","token":{"accessToken":"at","tokenType":"Bearer","expiresAt":1796120420},"metadata":{"issuer":"https:\/\/idp.example","token_endpoint":"https:\/\/idp.example\/token"},"createdAt":1796000000.5,"updatedAt":1796000000.5}"#
         let s = try StoredSessionPayload.decode(Array(old.utf8))
         #expect(s.metadata.tokenEndpoint == "https://idp.example/token")
         #expect(s.token.expiresAt == Timestamp(timeIntervalSince1970: 1_796_120_420))

@@ -59,19 +59,24 @@ struct EndSessionRequestTests {
     struct FixedRandom: RandomSource { func bytes(_ count: Int) -> [UInt8] { [UInt8](repeating: 7, count: count) } }
 
     @Test func parametersAndNoHintByDefault() throws {
-        let r = try EndSessionRequest(endpoint: "https://idp.example/logout?x=1", clientID: "cli",
-                                      postLogoutRedirectURI: "https://app.example/bye", idTokenHint: nil, random: FixedRandom())
-        #expect(r.url.absoluteString == "https://idp.example/logout?x=1&client_id=cli&post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fbye&state=" + r.state)
+        let r = try EndSessionRequest(
+            endpoint: "https://idp.example/logout?x=1", clientID: "cli",
+            postLogoutRedirectURI: "https://app.example/bye", idTokenHint: nil, random: FixedRandom())
+        #expect(
+            r.url.absoluteString
+                == "https://idp.example/logout?x=1&client_id=cli&post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fbye&state=" + r.state)
         #expect(r.state.utf8.count == 22)
-        let hinted = try EndSessionRequest(endpoint: "https://idp.example/logout", clientID: "cli", postLogoutRedirectURI: nil,
-                                           idTokenHint: "a.b.c", random: FixedRandom())
+        let hinted = try EndSessionRequest(
+            endpoint: "https://idp.example/logout", clientID: "cli", postLogoutRedirectURI: nil,
+            idTokenHint: "a.b.c", random: FixedRandom())
         #expect(hinted.url.absoluteString == "https://idp.example/logout?id_token_hint=a.b.c&client_id=cli&state=" + hinted.state)
     }
 
     @Test func refusesANonHTTPSEndpoint() {
         #expect(throws: LatchkeyError.self) {
-            try EndSessionRequest(endpoint: "http://idp.example/logout", clientID: "c", postLogoutRedirectURI: nil, idTokenHint: nil,
-                                  random: FixedRandom())
+            try EndSessionRequest(
+                endpoint: "http://idp.example/logout", clientID: "c", postLogoutRedirectURI: nil, idTokenHint: nil,
+                random: FixedRandom())
         }
     }
 }

@@ -1,9 +1,10 @@
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// Proofs as RFC 9449 §4 defines them, each checked with the project's own verifier.
 @Suite struct DPoPProofTests {
@@ -57,7 +58,11 @@ import LatchkeyTesting
 
     @Test func theThumbprintIsRFC9449sExample() throws {
         // RFC 9449 §4.1's proof key, whose thumbprint §6.1 puts in cnf.jkt.
-        let jwk = try JWK(json: try JSONParser().parseObject(Array(#"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#.utf8)))
+        let jwk = try JWK(
+            json: try JSONParser().parseObject(
+                Array(
+                    #"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#
+                        .utf8)))
         #expect(jwk.thumbprint() == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
     }
 
@@ -68,7 +73,7 @@ import LatchkeyTesting
         ("https://server.example.com:8443/a/./b/../c", "https://server.example.com:8443/a/c"),
         ("https://server.example.com/%7euser/%2fx%2F", "https://server.example.com/~user/%2Fx%2F"),
         ("http://127.0.0.1:80/cb?x", "http://127.0.0.1/cb"),
-        ("https://server.example.com/a/..", "https://server.example.com/"),
+        ("https://server.example.com/a/..", "https://server.example.com/")
     ])
     func htuIsNormalisedWithoutQueryOrFragment(_ given: String, _ expected: String) throws {
         #expect(DPoPTarget.htu(try HTTPURL.parse(given)) == expected)
@@ -85,10 +90,11 @@ import LatchkeyTesting
 
     @Test func aProofFromTheStoredSessionNeedsABoundSession() throws {
         let key = try DPoPKey(random: CountingRandom())
-        var session = StoredSession(profile: "p", issuer: "https://idp.example", clientID: "c",
-                                    token: Token(accessToken: "at", tokenType: "DPoP"), metadata: ProviderMetadata(issuer: "https://idp.example"),
-                                    createdAt: Self.now, updatedAt: Self.now,
-                                    dpop: DPoPBinding(key: key, nonces: ["https://api.example": "rn"]))
+        var session = StoredSession(
+            profile: "p", issuer: "https://idp.example", clientID: "c",
+            token: Token(accessToken: "at", tokenType: "DPoP"), metadata: ProviderMetadata(issuer: "https://idp.example"),
+            createdAt: Self.now, updatedAt: Self.now,
+            dpop: DPoPBinding(key: key, nonces: ["https://api.example": "rn"]))
         let url = try HTTPURL.parse("https://api.example/x")
         let claims = try Self.verified(try session.dpopProof(method: "GET", url: url, at: Self.now, random: CountingRandom())).claims
         #expect(claims["ath"] == .string(DPoPTarget.accessTokenHash("at")) && claims["nonce"] == .string("rn"))
@@ -105,6 +111,8 @@ import LatchkeyTesting
 final class SequenceRandom: RandomSource, @unchecked Sendable {
     private var next: UInt8 = 0
     func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in next &+= 1; return next }
+        (0..<count).map { _ in
+            next &+= 1; return next
+        }
     }
 }

@@ -1,10 +1,10 @@
-import Testing
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
+import Testing
 
 /// `AuthorizedTransport` against the scripted server's DPoP resource (Tests/Harness/scripted_idp.py),
 /// which verifies each proof for real: the resource nonce is taken up once, and a second

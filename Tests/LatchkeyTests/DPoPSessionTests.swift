@@ -1,9 +1,10 @@
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// DPoP through the pipeline, the token client, the session and `AuthorizedTransport`.
 @Suite struct DPoPSessionTests {
@@ -19,9 +20,11 @@ import LatchkeyTesting
     func client(_ t: ScriptedTransport, key: DPoPKey?, mode: DPoPMode = .auto) -> TokenClient {
         var c = testConfiguration()
         c.dpop = mode
-        return TokenClient(configuration: c, metadata: dpopMetadata(),
-                           binding: SessionBinding(clientAuthentication: PublicClientAuthentication(clientID: c.clientID), dpopKey: key,
-                                                   transports: EndpointTransports(t), time: clock, random: SequenceRandom()))
+        return TokenClient(
+            configuration: c, metadata: dpopMetadata(),
+            binding: SessionBinding(
+                clientAuthentication: PublicClientAuthentication(clientID: c.clientID), dpopKey: key,
+                transports: EndpointTransports(t), time: clock, random: SequenceRandom()))
     }
 
     static func claims(_ request: ScriptedTransport.SentRequest) throws -> JSONObject {
@@ -53,11 +56,13 @@ import LatchkeyTesting
 
     @Test func aTokenEndpointNonceIsRetriedOnceAndRemembered() async throws {
         let key = try DPoPKey(random: CountingRandom())
-        let t = ScriptedTransport(clock: clock, script: [
-            .reply(Reply.json(400, #"{"error":"use_dpop_nonce"}"#, headers: [("DPoP-Nonce", "n-1")])),
-            .reply(Self.dpopToken()),
-            .reply(Self.dpopToken("at-2")),
-        ])
+        let t = ScriptedTransport(
+            clock: clock,
+            script: [
+                .reply(Reply.json(400, #"{"error":"use_dpop_nonce"}"#, headers: [("DPoP-Nonce", "n-1")])),
+                .reply(Self.dpopToken()),
+                .reply(Self.dpopToken("at-2"))
+            ])
         let c = client(t, key: key)
         _ = try await c.refresh(refreshToken: "rt")
         #expect(t.sent.count == 2)
@@ -96,10 +101,12 @@ import LatchkeyTesting
         #expect(throws: LatchkeyError.self) { try TokenBindingCheck.check(dpop, proofKey: nil, requireBinding: false) }
         try TokenBindingCheck.check(dpop, proofKey: key, requireBinding: true)
         // cnf.jkt must be our thumbprint.
-        try TokenBindingCheck.check(TokenResponse(accessToken: Self.jwtAccessToken(jkt: key.thumbprint), tokenType: "DPoP"),
-                                    proofKey: key, requireBinding: true)
+        try TokenBindingCheck.check(
+            TokenResponse(accessToken: Self.jwtAccessToken(jkt: key.thumbprint), tokenType: "DPoP"),
+            proofKey: key, requireBinding: true)
         let foreign = TokenResponse(accessToken: Self.jwtAccessToken(jkt: "not-ours"), tokenType: "DPoP")
-        do { try TokenBindingCheck.check(foreign, proofKey: key, requireBinding: false); Issue.record("accepted a foreign cnf.jkt") } catch {
+        do { try TokenBindingCheck.check(foreign, proofKey: key, requireBinding: false); Issue.record("accepted a foreign cnf.jkt") } catch
+        {
             guard case .tokenBinding(.thumbprintMismatch(let e, let g)) = error else { Issue.record("got \(error)"); return }
             #expect(e == key.thumbprint && g == "not-ours")
         }
@@ -129,12 +136,16 @@ import LatchkeyTesting
             switch r.url.path {
             case "/.well-known/openid-configuration":
                 let dpop = metadataDPoP ? #","dpop_signing_alg_values_supported":["ES256"]"# : ""
-                return Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","revocation_endpoint":"https://idp.example/revoke","jwks_uri":"https://idp.example/jwks"\#(dpop)}"#)
+                return Reply.json(
+                    200,
+                    #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","revocation_endpoint":"https://idp.example/revoke","jwks_uri":"https://idp.example/jwks"\#(dpop)}"#
+                )
             case "/device": return DeviceFlowTests.standardDevice
             case "/revoke": return Reply.empty(200)
             case "/token":
-                return Reply.json(200, #"{"access_token":"at-\#(i)","token_type":"\#(tokenType)","expires_in":3600,"refresh_token":"rt-\#(i)"}"#,
-                                  headers: [("DPoP-Nonce", "as-\(i)")])
+                return Reply.json(
+                    200, #"{"access_token":"at-\#(i)","token_type":"\#(tokenType)","expires_in":3600,"refresh_token":"rt-\#(i)"}"#,
+                    headers: [("DPoP-Nonce", "as-\(i)")])
             default: return Reply.empty(404)
             }
         }
@@ -236,7 +247,10 @@ import LatchkeyTesting
         let t = provider(tokenType: "Bearer", metadataDPoP: false)
         let events = EventLog()
         _ = try await session(MemoryTokenStore(), t, scopes: ["openid", "offline_access"]).signIn(events: events.record)
-        #expect(events.all.contains { if case .offlineAccessWithoutDPoP = $0 { return true }; return false })
+        #expect(
+            events.all.contains {
+                if case .offlineAccessWithoutDPoP = $0 { return true }; return false
+            })
         let before = t.sent.count
         do {
             _ = try await session(MemoryTokenStore(), t, scopes: ["openid", "offline_access"]).signIn(offlineAccess: .requireDPoP)
@@ -249,7 +263,10 @@ import LatchkeyTesting
         // With DPoP there is no warning.
         let bound = EventLog()
         _ = try await session(MemoryTokenStore(), provider(), scopes: ["openid", "offline_access"]).signIn(events: bound.record)
-        #expect(!bound.all.contains { if case .offlineAccessWithoutDPoP = $0 { return true }; return false })
+        #expect(
+            !bound.all.contains {
+                if case .offlineAccessWithoutDPoP = $0 { return true }; return false
+            })
     }
 
     /// The warning is never given before a sign-in has succeeded: it follows the saved session,
@@ -269,12 +286,18 @@ import LatchkeyTesting
         })
         let all = events.all
         #expect(all.firstIndex(where: Self.isWarning) == all.count - 2, "\(all)")
-        #expect(all.first.map { if case .verification = $0 { return true }; return false } == true, "\(all)")
+        #expect(
+            all.first.map {
+                if case .verification = $0 { return true }; return false
+            } == true, "\(all)")
 
         let denied = ScriptedTransport(clock: clock) { r, _ in
             switch r.url.path {
             case "/.well-known/openid-configuration":
-                return Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","jwks_uri":"https://idp.example/jwks"}"#)
+                return Reply.json(
+                    200,
+                    #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","jwks_uri":"https://idp.example/jwks"}"#
+                )
             case "/device": return DeviceFlowTests.standardDevice
             default: return Reply.json(400, #"{"error":"access_denied"}"#)
             }
@@ -292,7 +315,8 @@ import LatchkeyTesting
         let request = try AuthorizationCodeFlow(client: client(t, key: key), random: CountingRandom())
             .makeRequest(redirectURI: "http://127.0.0.1:9/cb")
         #expect(request.url.query?.contains("dpop_jkt=" + key.thumbprint) == true)
-        let plain = try AuthorizationCodeFlow(client: client(t, key: nil), random: CountingRandom()).makeRequest(redirectURI: "http://127.0.0.1:9/cb")
+        let plain = try AuthorizationCodeFlow(client: client(t, key: nil), random: CountingRandom()).makeRequest(
+            redirectURI: "http://127.0.0.1:9/cb")
         #expect(plain.url.query?.contains("dpop_jkt") == false)
     }
 
@@ -308,11 +332,18 @@ import LatchkeyTesting
         let store = MemoryTokenStore()
         let s = session(store, t)
         let saved = try await s.signIn()
-        let api = ScriptedTransport(clock: clock, script: [
-            .reply(HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="nonce""#),
-                                                       ("DPoP-Nonce", "rs-1")], url: HTTPURL(string: "https://api.example/r")!)),
-            .reply(Reply.json(200, "{}")),
-        ])
+        let api = ScriptedTransport(
+            clock: clock,
+            script: [
+                .reply(
+                    HTTPResponse(
+                        status: 401,
+                        headers: [
+                            ("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="nonce""#),
+                            ("DPoP-Nonce", "rs-1")
+                        ], url: HTTPURL(string: "https://api.example/r")!)),
+                .reply(Reply.json(200, "{}"))
+            ])
         let transport = AuthorizedTransport(base: api, source: s, allowed: [HTTPURL(string: "https://api.example")!])
         let response = try await transport.send(HTTPRequest(method: "GET", url: HTTPURL(string: "https://api.example/r?q=1")!))
         #expect(response.status == 200 && api.sent.count == 2)
@@ -327,7 +358,8 @@ import LatchkeyTesting
         let s = session(MemoryTokenStore(), provider())
         _ = try await s.signIn()
         let api = ScriptedTransport(clock: clock) { r, i in
-            HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-\(i)")], url: r.url)
+            HTTPResponse(
+                status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-\(i)")], url: r.url)
         }
         let transport = AuthorizedTransport(base: api, source: s, allowed: [HTTPURL(string: "https://api.example")!])
         do {
@@ -360,7 +392,8 @@ import LatchkeyTesting
         let s = session(MemoryTokenStore(), provider())
         _ = try await s.signIn()
         let api = ScriptedTransport(clock: clock) { r, _ in
-            HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-same")], url: r.url)
+            HTTPResponse(
+                status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-same")], url: r.url)
         }
         let transport = AuthorizedTransport(base: api, source: s, allowed: [HTTPURL(string: "https://api.example")!])
         let url = HTTPURL(string: "https://api.example/r")!
@@ -377,9 +410,12 @@ import LatchkeyTesting
 
     @Test func aBoundTokenWithoutAProofSourceIsNeverSentAsBearer() async throws {
         let api = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, "{}") }
-        let transport = AuthorizedTransport(base: api, source: FixedSource(token: Token(accessToken: "x", tokenType: "DPoP")),
-                                            allowed: [HTTPURL(string: "https://api.example")!])
-        await #expect(throws: LatchkeyError.self) { _ = try await transport.send(HTTPRequest(method: "GET", url: HTTPURL(string: "https://api.example/r")!)) }
+        let transport = AuthorizedTransport(
+            base: api, source: FixedSource(token: Token(accessToken: "x", tokenType: "DPoP")),
+            allowed: [HTTPURL(string: "https://api.example")!])
+        await #expect(throws: LatchkeyError.self) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: HTTPURL(string: "https://api.example/r")!))
+        }
         #expect(api.sent.isEmpty)
     }
 }

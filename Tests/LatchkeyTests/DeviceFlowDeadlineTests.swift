@@ -1,8 +1,9 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// A request in flight may not outlive the flow: each request's own deadline is cut to what is left
 /// of the device code's lifetime or the `--timeout` cap (found by the stall-forever fault).
@@ -10,13 +11,16 @@ import LatchkeyTesting
     let clock = VirtualClock()
 
     func flow(_ transport: ScriptedTransport) -> DeviceAuthorizationFlow {
-        DeviceAuthorizationFlow(client: try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
-                                                         random: CountingRandom()),
-                                time: clock, random: CountingRandom())
+        DeviceAuthorizationFlow(
+            client: try! TokenClient.testing(
+                configuration: testConfiguration(), metadata: testMetadata(), transport: transport,
+                random: CountingRandom()),
+            time: clock, random: CountingRandom())
     }
 
     @Test func pollRequestsCarryTheRemainingLifetimeAsTheirTimeout() async throws {
-        let device = Reply.json(200, #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example/a","expires_in":12,"interval":5}"#)
+        let device = Reply.json(
+            200, #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example/a","expires_in":12,"interval":5}"#)
         // A stalled server: the request takes as long as its timeout allows, then times out.
         let t = ScriptedTransport(clock: clock) { [clock] request, _ in
             if request.url.path == "/device" { return device }

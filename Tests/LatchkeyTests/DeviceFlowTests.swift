@@ -1,9 +1,10 @@
 import FoundationEssentials
 import Glibc
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// Scripts replies by the number of token requests seen so far.
 final class PollScript: @unchecked Sendable {
@@ -26,17 +27,22 @@ final class PollScript: @unchecked Sendable {
 }
 
 @Suite struct DeviceFlowTests {
-    static let standardDevice = Reply.json(200, #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example/activate","expires_in":600,"interval":5}"#)
+    static let standardDevice = Reply.json(
+        200,
+        #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example/activate","expires_in":600,"interval":5}"#)
     static let pending = Reply.json(400, #"{"error":"authorization_pending"}"#)
     static let slowDown = Reply.json(400, #"{"error":"slow_down"}"#)
     static let token = Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt"}"#)
 
     let clock = VirtualClock()
 
-    func flow(_ transport: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
-              configuration: ClientConfiguration = testConfiguration(), secret: String? = nil) -> DeviceAuthorizationFlow {
-        let client = try! TokenClient.testing(configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
-                                      random: CountingRandom())
+    func flow(
+        _ transport: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
+        configuration: ClientConfiguration = testConfiguration(), secret: String? = nil
+    ) -> DeviceAuthorizationFlow {
+        let client = try! TokenClient.testing(
+            configuration: configuration, metadata: metadata, transport: transport, clientSecret: secret,
+            random: CountingRandom())
         return DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom())
     }
 
@@ -80,10 +86,14 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func googleVerificationURLAndClientSecret() async throws {
-        let device = Reply.json(200, #"{"device_code":"AH-1Ng","user_code":"GQVQ-JKEC","verification_url":"https://www.google.com/device","expires_in":1800,"interval":5}"#)
+        let device = Reply.json(
+            200,
+            #"{"device_code":"AH-1Ng","user_code":"GQVQ-JKEC","verification_url":"https://www.google.com/device","expires_in":1800,"interval":5}"#
+        )
         let t = PollScript([Self.pending, Self.token]).transport(clock: clock, deviceReply: device)
         let events = EventLog()
-        _ = try await flow(t, configuration: testConfiguration(authMethod: .clientSecretPost), secret: "GOCSPX-x").run(events: events.record)
+        _ = try await flow(t, configuration: testConfiguration(authMethod: .clientSecretPost), secret: "GOCSPX-x").run(
+            events: events.record)
         #expect(events.verification?.verificationURI == "https://www.google.com/device")
         #expect(t.sent(to: "/token").allSatisfy { $0.form["client_secret"] == "GOCSPX-x" })
     }
@@ -92,7 +102,9 @@ final class PollScript: @unchecked Sendable {
         // Keycloak with PKCE required but not sent, or an unknown client.
         let device = Reply.json(400, #"{"error":"invalid_request","error_description":"Missing parameter: code_challenge_method"}"#)
         let t = PollScript([Self.token]).transport(clock: clock, deviceReply: device)
-        await expectError(category: .protocolViolation, code: "invalid_request") { try await flow(t, configuration: testConfiguration(pkce: .never)).run() }
+        await expectError(category: .protocolViolation, code: "invalid_request") {
+            try await flow(t, configuration: testConfiguration(pkce: .never)).run()
+        }
         #expect(t.sent.count == 1)
     }
 
@@ -105,9 +117,11 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func githubSlowDownWithNewIntervalAnd200Pending() async throws {
-        let t = PollScript([Reply.json(200, #"{"error":"authorization_pending"}"#),
-                            Reply.json(200, #"{"error":"slow_down","interval":13}"#),
-                            Reply.form(200, "access_token=gho_x&token_type=bearer&scope=repo")]).transport(clock: clock)
+        let t = PollScript([
+            Reply.json(200, #"{"error":"authorization_pending"}"#),
+            Reply.json(200, #"{"error":"slow_down","interval":13}"#),
+            Reply.form(200, "access_token=gho_x&token_type=bearer&scope=repo")
+        ]).transport(clock: clock)
         let token = try await flow(t).run()
         #expect(token.accessToken == "gho_x")
         #expect(pollGaps(t) == [5, 5, 13])
@@ -117,9 +131,11 @@ final class PollScript: @unchecked Sendable {
     /// interval, or names a smaller one, must not keep the client at the rate it was told to leave.
     @Test(arguments: [5, 2, 0, -1])
     func slowDownWithAnIntervalNotLargerStillAddsFiveSeconds(serverInterval: Int) async throws {
-        let t = PollScript([Reply.json(400, #"{"error":"slow_down","interval":\#(serverInterval)}"#),
-                            Reply.json(400, #"{"error":"slow_down","interval":"\#(serverInterval)"}"#),
-                            Self.token]).transport(clock: clock)
+        let t = PollScript([
+            Reply.json(400, #"{"error":"slow_down","interval":\#(serverInterval)}"#),
+            Reply.json(400, #"{"error":"slow_down","interval":"\#(serverInterval)"}"#),
+            Self.token
+        ]).transport(clock: clock)
         let events = EventLog()
         _ = try await flow(t).run(events: events.record)
         #expect(pollGaps(t) == [5, 10, 15])
@@ -128,9 +144,11 @@ final class PollScript: @unchecked Sendable {
 
     @Test func slowDownAdoptsALargerIntervalThenKeepsGrowing() async throws {
         // GitHub: the new interval is adopted; a later slow_down echoing it still adds 5 s.
-        let t = PollScript([Reply.json(200, #"{"error":"slow_down","interval":7}"#),
-                            Reply.json(200, #"{"error":"slow_down","interval":7}"#),
-                            Self.token]).transport(clock: clock)
+        let t = PollScript([
+            Reply.json(200, #"{"error":"slow_down","interval":7}"#),
+            Reply.json(200, #"{"error":"slow_down","interval":7}"#),
+            Self.token
+        ]).transport(clock: clock)
         let events = EventLog()
         _ = try await flow(t).run(events: events.record)
         #expect(pollGaps(t) == [5, 7, 12])
@@ -152,7 +170,8 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func githubFormEncodedDeviceResponse() async throws {
-        let device = Reply.form(200, "device_code=dc2&user_code=WDJB-MJHT&verification_uri=https%3A%2F%2Fgithub.com%2Flogin%2Fdevice&expires_in=899&interval=5")
+        let device = Reply.form(
+            200, "device_code=dc2&user_code=WDJB-MJHT&verification_uri=https%3A%2F%2Fgithub.com%2Flogin%2Fdevice&expires_in=899&interval=5")
         let t = PollScript([Self.token]).transport(clock: clock, deviceReply: device)
         let events = EventLog()
         _ = try await flow(t).run(events: events.record)
@@ -161,9 +180,11 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func auth0Pending403AndSlowDown429() async throws {
-        let t = PollScript([Reply.json(403, #"{"error":"authorization_pending","error_description":"User has yet to authorize device code."}"#),
-                            Reply.json(429, #"{"error":"slow_down","error_description":"You are polling faster than allowed."}"#),
-                            Self.token]).transport(clock: clock)
+        let t = PollScript([
+            Reply.json(403, #"{"error":"authorization_pending","error_description":"User has yet to authorize device code."}"#),
+            Reply.json(429, #"{"error":"slow_down","error_description":"You are polling faster than allowed."}"#),
+            Self.token
+        ]).transport(clock: clock)
         _ = try await flow(t).run()
         #expect(pollGaps(t) == [5, 5, 10])
     }
@@ -182,7 +203,8 @@ final class PollScript: @unchecked Sendable {
     /// cli.md: the error event's `error` is the server's OAuth code. `invalid_grant` while polling
     /// still ends the wait (exit 5) but is reported as what the server said.
     @Test func invalidGrantWhilePollingIsReportedAsInvalidGrant() async {
-        let t = PollScript([Self.pending, Reply.json(400, #"{"error":"invalid_grant","error_description":"code used"}"#)]).transport(clock: clock)
+        let t = PollScript([Self.pending, Reply.json(400, #"{"error":"invalid_grant","error_description":"code used"}"#)]).transport(
+            clock: clock)
         await expectError(category: .expired, code: "invalid_grant") { try await flow(t).run() }
         // The server's own expired_token, and the client-side deadline, stay expired_token.
         let expired = PollScript([Reply.json(400, #"{"error":"expired_token"}"#)]).transport(clock: clock)
@@ -197,9 +219,14 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func entraAuthorizationDeclinedAndMessage() async {
-        let device = Reply.json(200, #"{"device_code":"dc","user_code":"FQK5HW3UF","verification_uri":"https://microsoft.com/devicelogin","expires_in":"900","interval":"5","message":"To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code FQK5HW3UF to authenticate."}"#)
-        let t = PollScript([Reply.json(400, #"{"error":"authorization_pending"}"#),
-                            Reply.json(400, #"{"error":"authorization_declined","error_description":"AADSTS70000: user declined"}"#)]).transport(clock: clock, deviceReply: device)
+        let device = Reply.json(
+            200,
+            #"{"device_code":"dc","user_code":"FQK5HW3UF","verification_uri":"https://microsoft.com/devicelogin","expires_in":"900","interval":"5","message":"To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code FQK5HW3UF to authenticate."}"#
+        )
+        let t = PollScript([
+            Reply.json(400, #"{"error":"authorization_pending"}"#),
+            Reply.json(400, #"{"error":"authorization_declined","error_description":"AADSTS70000: user declined"}"#)
+        ]).transport(clock: clock, deviceReply: device)
         let events = EventLog()
         await expectError(category: .denied) { try await flow(t).run(events: events.record) }
         #expect(events.verification?.message?.hasPrefix("To sign in") == true)
@@ -246,7 +273,8 @@ final class PollScript: @unchecked Sendable {
 
     @Test(arguments: [#""interval":"7""#: 7.0, #""interval":0"#: 5.0, #""interval":"x""#: 5.0, #""unused":1"#: 5.0])
     func intervalStringZeroOrMissing(member: String, expected: Double) async throws {
-        let device = Reply.json(200, #"{"device_code":"dc","user_code":"U","verification_uri":"https://idp.example/a","expires_in":600,\#(member)}"#)
+        let device = Reply.json(
+            200, #"{"device_code":"dc","user_code":"U","verification_uri":"https://idp.example/a","expires_in":600,\#(member)}"#)
         let t = PollScript([Self.pending, Self.token]).transport(clock: clock, deviceReply: device)
         _ = try await flow(t).run()
         #expect(pollGaps(t) == [expected, expected])
@@ -261,7 +289,8 @@ final class PollScript: @unchecked Sendable {
     }
 
     @Test func serverErrorsAndNetworkFailuresAreRetriedWithBackoff() async throws {
-        let t = PollScript([Reply.empty(503), nil, Reply.json(502, "<html>bad gateway</html>"), Self.pending, Self.token]).transport(clock: clock)
+        let t = PollScript([Reply.empty(503), nil, Reply.json(502, "<html>bad gateway</html>"), Self.pending, Self.token]).transport(
+            clock: clock)
         let events = EventLog()
         _ = try await flow(t).run(events: events.record)
         #expect(pollGaps(t) == [5, 10, 20, 40, 5])
@@ -373,14 +402,32 @@ final class EventLog: @unchecked Sendable {
     private var events: [LoginEvent] = []
     var record: LoginEventHandler { { [self] e in lock.run { events.append(e) } } }
     var all: [LoginEvent] { lock.run { events } }
-    var pendingIntervals: [Int] { all.compactMap { if case .pending(let n) = $0 { return n }; return nil } }
-    var slowDowns: [Int] { all.compactMap { if case .slowDown(let n) = $0 { return n }; return nil } }
-    var retries: Int { all.filter { if case .retrying = $0 { return true }; return false }.count }
+    var pendingIntervals: [Int] {
+        all.compactMap {
+            if case .pending(let n) = $0 { return n }; return nil
+        }
+    }
+    var slowDowns: [Int] {
+        all.compactMap {
+            if case .slowDown(let n) = $0 { return n }; return nil
+        }
+    }
+    var retries: Int {
+        all.filter {
+            if case .retrying = $0 { return true }; return false
+        }.count
+    }
     var verification: DeviceAuthorizationResponse? {
-        all.compactMap { if case .verification(let r, _) = $0 { return r }; return nil }.first
+        all.compactMap {
+            if case .verification(let r, _) = $0 { return r }; return nil
+        }.first
     }
     var sawVerification: Bool { verification != nil }
-    var authorizationURL: HTTPURL? { all.compactMap { if case .authorizationURL(let u) = $0 { return u }; return nil }.first }
+    var authorizationURL: HTTPURL? {
+        all.compactMap {
+            if case .authorizationURL(let u) = $0 { return u }; return nil
+        }.first
+    }
 }
 
 /// A tiny mutex wrapper for test bookkeeping.
@@ -391,8 +438,10 @@ final class NSLockish: @unchecked Sendable {
 }
 
 /// Expects `body` to throw a LatchkeyError of `category` (and `code` when given).
-func expectError<T>(category: LatchkeyError.Category, code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                    _ body: () async throws -> T) async {
+func expectError<T>(
+    category: LatchkeyError.Category, code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+) async {
     do {
         _ = try await body()
         Issue.record("expected a \(category) error, got success", sourceLocation: sourceLocation)

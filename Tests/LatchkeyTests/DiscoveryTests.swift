@@ -1,6 +1,9 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
+import LatchkeyJOSE
+import LatchkeyTesting
+import Testing
+
 @testable import Latchkey
 
 @Suite struct DiscoveryTests {
@@ -11,7 +14,13 @@ import LatchkeyHTTP
     @Test func oidcDiscoveryReadsMetadata() async throws {
         let t = ScriptedTransport { r, _ in
             r.url.absoluteString == "https://idp.example/realms/x/.well-known/openid-configuration"
-                ? Reply.json(200, Self.document(issuer: "https://idp.example/realms/x", extra: #","device_authorization_endpoint":"https://idp.example/realms/x/device","code_challenge_methods_supported":["S256"],"authorization_response_iss_parameter_supported":true"#), headers: [("Cache-Control", "no-store")])
+                ? Reply.json(
+                    200,
+                    Self.document(
+                        issuer: "https://idp.example/realms/x",
+                        extra:
+                            #","device_authorization_endpoint":"https://idp.example/realms/x/device","code_challenge_methods_supported":["S256"],"authorization_response_iss_parameter_supported":true"#
+                    ), headers: [("Cache-Control", "no-store")])
                 : Reply.empty(404)
         }
         let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/realms/x", transport: t)
@@ -31,10 +40,11 @@ import LatchkeyHTTP
         }
         let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/tenant1", transport: t)
         #expect(m.issuer == "https://idp.example/tenant1")
-        #expect(t.sent.map(\.request.url.absoluteString) == [
-            "https://idp.example/tenant1/.well-known/openid-configuration",
-            "https://idp.example/.well-known/oauth-authorization-server/tenant1",
-        ])
+        #expect(
+            t.sent.map(\.request.url.absoluteString) == [
+                "https://idp.example/tenant1/.well-known/openid-configuration",
+                "https://idp.example/.well-known/oauth-authorization-server/tenant1"
+            ])
     }
 
     @Test func issuerMismatchIsRefused() async {
@@ -62,13 +72,16 @@ import LatchkeyHTTP
         let t = ScriptedTransport { _, _ in
             Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"http://idp.example/token"}"#)
         }
-        await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+        await expectError(category: .protocolViolation) {
+            try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t)
+        }
     }
 
     @Test func djangoMetadataLacksDeviceAndRevocationSoOverridesFillThem() async throws {
         let t = ScriptedTransport { _, _ in Reply.json(200, Self.document(issuer: "https://idp.example/o")) }
-        let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device-authorization/",
-                                          revocation: "https://idp.example/o/revoke_token/")
+        let overrides = EndpointOverrides(
+            deviceAuthorization: "https://idp.example/o/device-authorization/",
+            revocation: "https://idp.example/o/revoke_token/")
         let m = try await ProviderDiscovery.discover(issuer: "https://idp.example/o", transport: t, overrides: overrides)
         #expect(m.deviceAuthorizationEndpoint == "https://idp.example/o/device-authorization/")
         #expect(m.revocationEndpoint == "https://idp.example/o/revoke_token/")
@@ -76,7 +89,10 @@ import LatchkeyHTTP
     }
 
     @Test func glewlwydListsDoNotRefuseAnything() throws {
-        let object = try JSONParserShim.object(Self.document(issuer: "https://idp.example", extra: #","grant_types_supported":["authorization_code"],"token_endpoint_auth_methods_supported":["client_secret_basic"]"#))
+        let object = try JSONParserShim.object(
+            Self.document(
+                issuer: "https://idp.example",
+                extra: #","grant_types_supported":["authorization_code"],"token_endpoint_auth_methods_supported":["client_secret_basic"]"#))
         let m = try ProviderDiscovery.parse(object, expectedIssuer: "https://idp.example")
         #expect(m.grantTypesSupported == ["authorization_code"])
     }
@@ -88,12 +104,12 @@ import LatchkeyHTTP
 
     @Test func nothingFoundIsAProtocolError() async {
         let t = ScriptedTransport { _, _ in Reply.empty(404) }
-        await expectError(category: .protocolViolation) { try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t) }
+        await expectError(category: .protocolViolation) {
+            try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t)
+        }
     }
 }
 
-import LatchkeyJOSE
-import LatchkeyTesting
 enum JSONParserShim {
     static func object(_ text: String) throws -> JSONObject { try JSONParser().parseObject(Array(text.utf8)) }
 }
@@ -121,9 +137,12 @@ enum JSONParserShim {
         #expect(found.metadata.scopesSupported == ["openid", "profile"])
         let printed = found.validatedDocument
         // A member latchkey reads but could not use (userinfo_endpoint is not a string) is left out.
-        #expect(printed.keys == ["issuer", "authorization_endpoint", "token_endpoint", "end_session_endpoint",
-                                 "response_types_supported", "subject_types_supported", "scopes_supported",
-                                 "claims_supported", "request_parameter_supported"])
+        #expect(
+            printed.keys == [
+                "issuer", "authorization_endpoint", "token_endpoint", "end_session_endpoint",
+                "response_types_supported", "subject_types_supported", "scopes_supported",
+                "claims_supported", "request_parameter_supported"
+            ])
         #expect(printed["end_session_endpoint"] == "https://idp.example/openid/logout")
         #expect(printed["response_types_supported"] == sent["response_types_supported"])
         #expect(printed["subject_types_supported"] == .array([.string("public")]))
@@ -135,7 +154,11 @@ enum JSONParserShim {
     }
 
     @Test func overridesAppearAsValidatedMembers() async throws {
-        let t = ScriptedTransport { _, _ in Reply.json(200, DiscoveryTests.document(issuer: "https://idp.example/o", extra: #","end_session_endpoint":"https://idp.example/o/logout""#)) }
+        let t = ScriptedTransport { _, _ in
+            Reply.json(
+                200,
+                DiscoveryTests.document(issuer: "https://idp.example/o", extra: #","end_session_endpoint":"https://idp.example/o/logout""#))
+        }
         let overrides = EndpointOverrides(deviceAuthorization: "https://idp.example/o/device/")
         let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example/o", transport: t, overrides: overrides)
         #expect(found.validatedDocument["device_authorization_endpoint"] == "https://idp.example/o/device/")
@@ -145,8 +168,9 @@ enum JSONParserShim {
 
     @Test func overridesAloneHaveAnEmptyDocument() async throws {
         let t = ScriptedTransport { _, _ in Reply.empty(404) }
-        let found = try await ProviderDiscovery.discoverDocument(issuer: "https://idp.example", transport: t,
-                                                                 overrides: EndpointOverrides(token: "https://idp.example/token"))
+        let found = try await ProviderDiscovery.discoverDocument(
+            issuer: "https://idp.example", transport: t,
+            overrides: EndpointOverrides(token: "https://idp.example/token"))
         #expect(found.document.count == 0)
         #expect(found.validatedDocument.keys == ["issuer", "token_endpoint"])
     }

@@ -1,11 +1,12 @@
-import Synchronization
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// An endpoint the operator names (`--token-endpoint`, `--revocation-endpoint`, …) wins over
 /// anything discovered, `mtls_endpoint_aliases` included (RFC 8705 §5 aliases stand in for the
@@ -21,7 +22,8 @@ import LatchkeyTesting
         // The device endpoint was discovered: its alias still applies.
         #expect(m.deviceAuthorizationEndpoint == "https://mtls.idp.example/device")
         // An explicit endpoint has no ordinary counterpart to name in an assertion's `aud`.
-        #expect(Self.overrides.applied(to: MutualTLSTests.aliasedMetadata()).ordinaryEndpointsByAlias
+        #expect(
+            Self.overrides.applied(to: MutualTLSTests.aliasedMetadata()).ordinaryEndpointsByAlias
                 == ["https://mtls.idp.example/device": "https://idp.example/device"])
     }
 
@@ -37,16 +39,19 @@ import LatchkeyTesting
         }
         var configuration = testConfiguration(authMethod: .tlsClientAuth)
         configuration.endpoints = Self.overrides
-        let session = Session(configuration: configuration, store: MemoryTokenStore(), transports: EndpointTransports(plain),
-                              time: clock, random: CountingRandom(),
-                              keySet: StaticKeySet(try JWKSet(data: Array(#"{"keys":[]}"#.utf8))),
-                              mutualTLS: MutualTLS(source: MutualTLSTests.Source()) { _ in certified })
+        let session = Session(
+            configuration: configuration, store: MemoryTokenStore(), transports: EndpointTransports(plain),
+            time: clock, random: CountingRandom(),
+            keySet: StaticKeySet(try JWKSet(data: Array(#"{"keys":[]}"#.utf8))),
+            mutualTLS: MutualTLS(source: MutualTLSTests.Source()) { _ in certified })
         _ = try await session.signIn(flow: .device, metadata: MutualTLSTests.aliasedMetadata(), events: { _ in })
         _ = try await session.refresh()
         _ = try await session.logout()
-        #expect(certified.sent.map(\.request.url.absoluteString) == [
-            "https://mtls.idp.example/device", "https://op.example/token", "https://op.example/token",
-            "https://op.example/revoke", "https://op.example/revoke"])
+        #expect(
+            certified.sent.map(\.request.url.absoluteString) == [
+                "https://mtls.idp.example/device", "https://op.example/token", "https://op.example/token",
+                "https://op.example/revoke", "https://op.example/revoke"
+            ])
     }
 
     /// A session file written before the rule (aliases kept beside the explicit endpoints) is
@@ -59,9 +64,10 @@ import LatchkeyTesting
         stored.tokenEndpoint = "https://op.example/token"
         stored.revocationEndpoint = "https://op.example/revoke"
         let mtls = MutualTLS(source: MutualTLSTests.Source()) { _ in certified }
-        let binding = SessionBinding(clientAuthentication: TLSClientAuthentication(clientID: "c"),
-                                     certificate: try mtls.identity(at: clock.now()), transports: EndpointTransports(certified),
-                                     time: clock, random: CountingRandom())
+        let binding = SessionBinding(
+            clientAuthentication: TLSClientAuthentication(clientID: "c"),
+            certificate: try mtls.identity(at: clock.now()), transports: EndpointTransports(certified),
+            time: clock, random: CountingRandom())
         let client = TokenClient(configuration: configuration, metadata: stored, binding: binding)
         #expect(client.metadata.tokenEndpoint == "https://op.example/token")
         #expect(client.metadata.revocationEndpoint == "https://op.example/revoke")

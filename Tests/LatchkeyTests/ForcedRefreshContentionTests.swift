@@ -1,9 +1,10 @@
-import Synchronization
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// A forced refresh (`token --force-refresh`, `refresh`) that, once it holds the lock, finds the
 /// token replaced since it began waiting (another process refreshed meanwhile) uses that token
@@ -12,10 +13,12 @@ import LatchkeyTesting
     static let now = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
     static func stored(_ access: String, _ refresh: String) -> StoredSession {
-        StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                      token: Token(accessToken: access, refreshToken: refresh,
-                                   expiresAt: Timestamp(timeIntervalSince1970: now.timeIntervalSince1970 + 3600)),
-                      metadata: testMetadata(), createdAt: now, updatedAt: now)
+        StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(
+                accessToken: access, refreshToken: refresh,
+                expiresAt: Timestamp(timeIntervalSince1970: now.timeIntervalSince1970 + 3600)),
+            metadata: testMetadata(), createdAt: now, updatedAt: now)
     }
 
     /// A store where another process refreshes while this one waits for the lock: the first time
@@ -34,7 +37,9 @@ import LatchkeyTesting
         func delete() throws { try inner.delete() }
         func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
             try await inner.withLock {
-                let first = replaced.withLock { done in defer { done = true }; return !done }
+                let first = replaced.withLock { done in
+                    defer { done = true }; return !done
+                }
                 if first { try inner.save(replacement) }
                 return try await body()
             }
@@ -55,8 +60,9 @@ import LatchkeyTesting
         let clock = VirtualClock(start: Self.now)
         for forced in [false, true] {
             let t = transport(clock)
-            let store = ReplacedWhileWaiting(MemoryTokenStore(Self.stored("at-old", "rt-old")),
-                                             replacement: Self.stored("at-other", "rt-other"))
+            let store = ReplacedWhileWaiting(
+                MemoryTokenStore(Self.stored("at-old", "rt-old")),
+                replacement: Self.stored("at-other", "rt-other"))
             let s = session(store, t, clock)
             if forced {
                 let token = try await s.validToken(minTTL: 60, forceRefresh: true)

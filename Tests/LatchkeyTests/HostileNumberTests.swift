@@ -1,6 +1,7 @@
-import Testing
-import LatchkeyHTTP
 import FoundationEssentials
+import LatchkeyHTTP
+import Testing
+
 @testable import Latchkey
 
 /// Numbers that trapped Int64 conversion before (found by FuzzJSON); each must parse without a crash.
@@ -12,15 +13,19 @@ import FoundationEssentials
     }
 
     @Test func deviceIntervalOutOfInt64RangeFallsBackToDefault() throws {
-        let r = try DeviceAuthorizationResponse.parse(response(
-            #"{"device_code":"d","user_code":"u","verification_uri":"https://idp.example/device","interval":"-1e19","expires_in":"1e19"}"#))
+        let r = try DeviceAuthorizationResponse.parse(
+            response(
+                #"{"device_code":"d","user_code":"u","verification_uri":"https://idp.example/device","interval":"-1e19","expires_in":"1e19"}"#
+            ))
         #expect(r.interval == DeviceAuthorizationResponse.defaultInterval)
         #expect(r.expiresIn == DeviceAuthorizationResponse.defaultExpiresIn)
     }
 
     @Test func hugeIntervalAndLifetimeAreClamped() throws {
-        let r = try DeviceAuthorizationResponse.parse(response(
-            #"{"device_code":"d","user_code":"u","verification_uri":"https://idp.example/device","interval":9223372036854775807,"expires_in":9000000000000000000}"#))
+        let r = try DeviceAuthorizationResponse.parse(
+            response(
+                #"{"device_code":"d","user_code":"u","verification_uri":"https://idp.example/device","interval":9223372036854775807,"expires_in":9000000000000000000}"#
+            ))
         #expect(r.interval == DeviceAuthorizationResponse.maxInterval)
         #expect(r.expiresIn == DeviceAuthorizationResponse.maxExpiresIn)
     }
@@ -33,7 +38,10 @@ import FoundationEssentials
     }
 
     @Test func tokenExpiryIsClampedToTenYears() throws {
-        guard case .token(let t) = TokenResponse.parse(response(#"{"access_token":"a","token_type":"Bearer","expires_in":9000000000000000000}"#)) else {
+        guard
+            case .token(let t) = TokenResponse.parse(
+                response(#"{"access_token":"a","token_type":"Bearer","expires_in":9000000000000000000}"#))
+        else {
             Issue.record("expected a token")
             return
         }

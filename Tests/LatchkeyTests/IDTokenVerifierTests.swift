@@ -1,10 +1,11 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct IDTokenVerifierTests {
     let clock = VirtualClock()
@@ -15,8 +16,10 @@ import LatchkeyTesting
         return IDTokenVerifier(configuration: c, keySet: try issuer.keySet(), time: clock)
     }
 
-    func expectVerification(_ token: String, _ v: IDTokenVerifier, nonce: String? = nil, accessToken: String? = nil,
-                            matches: (IDTokenError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectVerification(
+        _ token: String, _ v: IDTokenVerifier, nonce: String? = nil, accessToken: String? = nil,
+        matches: (IDTokenError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         do {
             _ = try await v.verify(token, nonce: nonce, accessToken: accessToken)
             Issue.record("token accepted", sourceLocation: sourceLocation)
@@ -38,22 +41,30 @@ import LatchkeyTesting
     @Test func wrongIssuer() async throws {
         let idp = try TestIssuer()
         let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("iss", "https://other.example")]))
-        await expectVerification(token, try verifier(idp)) { if case .issuer = $0 { return true }; return false }
+        await expectVerification(token, try verifier(idp)) {
+            if case .issuer = $0 { return true }; return false
+        }
     }
 
     @Test func audienceMustContainClientID() async throws {
         let idp = try TestIssuer()
         let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", "someone-else")]))
-        await expectVerification(token, try verifier(idp)) { if case .audience = $0 { return true }; return false }
+        await expectVerification(token, try verifier(idp)) {
+            if case .audience = $0 { return true }; return false
+        }
     }
 
     @Test func severalAudiencesNeedAzp() async throws {
         let idp = try TestIssuer()
         let multi: JSONValue = .array([.string(TestIssuer.clientID), "api"])
         let noAzp = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi)]))
-        await expectVerification(noAzp, try verifier(idp)) { if case .authorizedParty = $0 { return true }; return false }
+        await expectVerification(noAzp, try verifier(idp)) {
+            if case .authorizedParty = $0 { return true }; return false
+        }
         let wrongAzp = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi), ("azp", "api")]))
-        await expectVerification(wrongAzp, try verifier(idp)) { if case .authorizedParty = $0 { return true }; return false }
+        await expectVerification(wrongAzp, try verifier(idp)) {
+            if case .authorizedParty = $0 { return true }; return false
+        }
         let good = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", multi), ("azp", .string(TestIssuer.clientID))]))
         _ = try await verifier(idp).verify(good)
     }
@@ -62,9 +73,11 @@ import LatchkeyTesting
         let idp = try TestIssuer()
         let t = Int64(clock.now().timeIntervalSince1970)
         let justExpired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 30)), ("iat", .integer(t - 600))]))
-        _ = try await verifier(idp).verify(justExpired)   // within the 60 s leeway
+        _ = try await verifier(idp).verify(justExpired)  // within the 60 s leeway
         let expired = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("exp", .integer(t - 61)), ("iat", .integer(t - 600))]))
-        await expectVerification(expired, try verifier(idp)) { if case .expired = $0 { return true }; return false }
+        await expectVerification(expired, try verifier(idp)) {
+            if case .expired = $0 { return true }; return false
+        }
         _ = try await verifier(idp) { $0.skipExpiryCheck = true }.verify(expired)
     }
 
@@ -74,8 +87,11 @@ import LatchkeyTesting
     func timeClaimBoundaries(_ boundary: TimeClaimBoundaries.Case, kind: IDTokenVerifier.TokenKind) async throws {
         let idp = try TestIssuer()
         let now = Int64(clock.now().timeIntervalSince1970)
-        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: boundary.claims(now: now).map { ($0.name, .number($0.number)) }))
-        let v = try verifier(idp) { $0.leeway = Double(boundary.leeway); $0.kind = kind }
+        let token = try idp.sign(
+            TestIssuer.claims(now: clock.now(), extra: boundary.claims(now: now).map { ($0.name, .number($0.number)) }))
+        let v = try verifier(idp) {
+            $0.leeway = Double(boundary.leeway); $0.kind = kind
+        }
         do {
             _ = try await v.verify(token)
             #expect(boundary.valid, "\(boundary): accepted")
@@ -102,29 +118,60 @@ import LatchkeyTesting
                 return e
             }
         }
-        let unchecked: (inout IDTokenVerifier.Configuration) -> Void = { $0.kind = .jwt; $0.skipIssuerCheck = true; $0.skipClientIDCheck = true }
+        let unchecked: (inout IDTokenVerifier.Configuration) -> Void = {
+            $0.kind = .jwt; $0.skipIssuerCheck = true; $0.skipClientIDCheck = true
+        }
         #expect(try await outcome(bare, unchecked) == nil)
-        #expect(try await outcome(bare, { $0.skipIssuerCheck = true; $0.skipClientIDCheck = true }) == .missingClaim("iss"))
-        #expect(try await outcome(bare, { $0.kind = .jwt; $0.skipClientIDCheck = true }) == .missingClaim("iss"))
-        #expect(try await outcome(bare, { $0.kind = .jwt; $0.skipIssuerCheck = true }) == .audience(expected: TestIssuer.clientID, got: []))
-        let noSub = try idp.sign(JSONObject([("iss", .string(TestIssuer.issuer)), ("aud", .string(TestIssuer.clientID)), ("exp", .integer(t + 600))]))
+        #expect(
+            try await outcome(
+                bare,
+                {
+                    $0.skipIssuerCheck = true; $0.skipClientIDCheck = true
+                }) == .missingClaim("iss"))
+        #expect(
+            try await outcome(
+                bare,
+                {
+                    $0.kind = .jwt; $0.skipClientIDCheck = true
+                }) == .missingClaim("iss"))
+        #expect(
+            try await outcome(
+                bare,
+                {
+                    $0.kind = .jwt; $0.skipIssuerCheck = true
+                }) == .audience(expected: TestIssuer.clientID, got: []))
+        let noSub = try idp.sign(
+            JSONObject([("iss", .string(TestIssuer.issuer)), ("aud", .string(TestIssuer.clientID)), ("exp", .integer(t + 600))]))
         #expect(try await outcome(noSub, { $0.kind = .jwt }) == nil)
         #expect(try await outcome(noSub, { _ in }) == .missingClaim("sub"))
         // exp: required by the time checks for both kinds; with them skipped, only an ID token needs it.
-        let noExp = try idp.sign(JSONObject([("iss", .string(TestIssuer.issuer)), ("sub", "u"), ("aud", .string(TestIssuer.clientID)), ("iat", .integer(t))]))
+        let noExp = try idp.sign(
+            JSONObject([("iss", .string(TestIssuer.issuer)), ("sub", "u"), ("aud", .string(TestIssuer.clientID)), ("iat", .integer(t))]))
         #expect(try await outcome(noExp, { $0.kind = .jwt }) == .missingClaim("exp"))
-        #expect(try await outcome(noExp, { $0.kind = .jwt; $0.skipExpiryCheck = true }) == nil)
+        #expect(
+            try await outcome(
+                noExp,
+                {
+                    $0.kind = .jwt; $0.skipExpiryCheck = true
+                }) == nil)
         #expect(try await outcome(noExp, { $0.skipExpiryCheck = true }) == .missingClaim("exp"))
         #expect(try await outcome(noSub, { $0.skipExpiryCheck = true }) == .missingClaim("sub"))
         // No iat: fine for a JWT unless a maximum age asks how old it is.
-        #expect(try await outcome(noSub, { $0.kind = .jwt; $0.maxAge = 300 }) == .missingClaim("iat"))
+        #expect(
+            try await outcome(
+                noSub,
+                {
+                    $0.kind = .jwt; $0.maxAge = 300
+                }) == .missingClaim("iat"))
     }
 
     @Test func issuedInTheFuture() async throws {
         let idp = try TestIssuer()
         let t = Int64(clock.now().timeIntervalSince1970)
         let future = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("iat", .integer(t + 120))]))
-        await expectVerification(future, try verifier(idp)) { if case .issuedAt = $0 { return true }; return false }
+        await expectVerification(future, try verifier(idp)) {
+            if case .issuedAt = $0 { return true }; return false
+        }
     }
 
     @Test func nonceCheckedWhenSent() async throws {
@@ -148,7 +195,7 @@ import LatchkeyTesting
     @Test func badSignatureRefused() async throws {
         let idp = try TestIssuer()
         let other = try TestIssuer()
-        let token = try other.sign(TestIssuer.claims(now: clock.now()))   // same kid "k1", different key
+        let token = try other.sign(TestIssuer.claims(now: clock.now()))  // same kid "k1", different key
         await expectVerification(token, try verifier(idp)) { $0 == .jose(.invalidSignature) }
     }
 
@@ -158,9 +205,13 @@ import LatchkeyTesting
         let es = try idp.sign(claims)
         await expectVerification(es, try verifier(idp) { $0.allowedAlgorithms = [.rs256] }) { $0 == .jose(.algorithmNotAllowed("ES256")) }
         let none = try idp.sign(claims, alg: "none")
-        await expectVerification(none, try verifier(idp)) { if case .jose = $0 { return true }; return false }
+        await expectVerification(none, try verifier(idp)) {
+            if case .jose = $0 { return true }; return false
+        }
         let hs = try idp.sign(claims, alg: "HS256")
-        await expectVerification(hs, try verifier(idp)) { if case .jose(.unsupportedAlgorithm("HS256")) = $0 { return true }; return false }
+        await expectVerification(hs, try verifier(idp)) {
+            if case .jose(.unsupportedAlgorithm("HS256")) = $0 { return true }; return false
+        }
     }
 
     @Test func allowedAlgorithmsAreConfiguredIntersectAdvertised() throws {
@@ -175,10 +226,18 @@ import LatchkeyTesting
         let idp = try TestIssuer()
         let common = "https://login.microsoftonline.com/{tenantid}/v2.0"
         let tid = "9188040d-6c67-4c5b-b112-36a304b66dad"
-        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [
-            ("iss", .string("https://login.microsoftonline.com/\(tid)/v2.0")), ("tid", .string(tid))]))
-        await expectVerification(token, try verifier(idp) { $0.issuer = common }) { if case .issuer = $0 { return true }; return false }
-        _ = try await verifier(idp) { $0.issuer = common; $0.substituteEntraTenantID = true }.verify(token)
+        let token = try idp.sign(
+            TestIssuer.claims(
+                now: clock.now(),
+                extra: [
+                    ("iss", .string("https://login.microsoftonline.com/\(tid)/v2.0")), ("tid", .string(tid))
+                ]))
+        await expectVerification(token, try verifier(idp) { $0.issuer = common }) {
+            if case .issuer = $0 { return true }; return false
+        }
+        _ = try await verifier(idp) {
+            $0.issuer = common; $0.substituteEntraTenantID = true
+        }.verify(token)
     }
 
     @Test func refreshedTokenMustKeepIssSubAud() async throws {
@@ -244,7 +303,9 @@ import LatchkeyTesting
         let keys = RemoteKeySet(url: HTTPURL(string: "https://idp.example/jwks")!, transport: t, time: clock)
         let v = IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID), keySet: keys, time: clock)
         let wrongAud = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("aud", "x")]), kid: "unknown")
-        await expectVerification(wrongAud, v) { if case .audience = $0 { return true }; return false }
+        await expectVerification(wrongAud, v) {
+            if case .audience = $0 { return true }; return false
+        }
         #expect(t.sent.isEmpty)
     }
 

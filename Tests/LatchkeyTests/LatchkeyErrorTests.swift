@@ -1,5 +1,6 @@
-import Testing
 import LatchkeyHTTP
+import Testing
+
 @testable import Latchkey
 
 @Suite struct LatchkeyErrorTests {
@@ -24,7 +25,7 @@ import LatchkeyHTTP
         (.configuration(.missingPasteReader), .configuration),
         (.configuration(.endOfPastedInput), .configuration),
         // A named CA bundle that cannot be read is a setting to fix, not the network failing.
-        (.network(.unreadableCABundle(path: "/ca.pem", errno: 2)), .configuration),
+        (.network(.unreadableCABundle(path: "/ca.pem", errno: 2)), .configuration)
     ]
 
     @Test func categoriesGroupWhatTheCallerDoes() {
@@ -47,9 +48,11 @@ import LatchkeyHTTP
         for (error, _) in Self.examples {
             #expect(LibraryText.presentationLeaks(in: error.message).isEmpty, "\(error.message)")
         }
-        for failure in [RevocationFailure.noEndpoint(.refreshToken), .insecureEndpoint(.accessToken, endpoint: "http://x"),
-                        .refused(.accessToken, .unexpectedStatus(500)), .failed(.refreshToken, .cancelled),
-                        .unreadableSession(.notSignedIn)] {
+        for failure in [
+            RevocationFailure.noEndpoint(.refreshToken), .insecureEndpoint(.accessToken, endpoint: "http://x"),
+            .refused(.accessToken, .unexpectedStatus(500)), .failed(.refreshToken, .cancelled),
+            .unreadableSession(.notSignedIn)
+        ] {
             #expect(LibraryText.presentationLeaks(in: failure.description).isEmpty, "\(failure)")
         }
     }

@@ -13,7 +13,9 @@ enum LibraryText {
             return i + p.count <= b.count && Array(b[i..<(i + p.count)]) == p
         }
         for i in b.indices {
-            if has("--", at: i), i + 2 < b.count, (97...122).contains(b[i + 2]), i == 0 || b[i - 1] == 32 || b[i - 1] == 40 || b[i - 1] == 96 {
+            if has("--", at: i), i + 2 < b.count, (97...122).contains(b[i + 2]),
+                i == 0 || b[i - 1] == 32 || b[i - 1] == 40 || b[i - 1] == 96
+            {
                 found.append("option at \(i)")
             }
             if has("LATCHKEY_", at: i) { found.append("LATCHKEY_ variable at \(i)") }
@@ -61,13 +63,17 @@ enum LibraryText {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 if name.hasPrefix(".") { continue }
                 let path = dir + "/" + name
-                if e.pointee.d_type == UInt8(DT_DIR) { walk(path) } else if name.hasSuffix(".swift"), let text = FileText.read(path) {
+                if e.pointee.d_type == UInt8(DT_DIR) {
+                    walk(path)
+                } else if name.hasSuffix(".swift"), let text = FileText.read(path) {
                     files.append((path, text))
                 }
             }
         }
-        for module in ["Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE", "LatchkeyQR", "LatchkeyTesting",
-                       "LatchkeyFoundationCompat"] {
+        for module in [
+            "Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE", "LatchkeyQR", "LatchkeyTesting",
+            "LatchkeyFoundationCompat"
+        ] {
             walk(root + "/Sources/" + module)
         }
         return files
@@ -79,7 +85,8 @@ enum LibraryText {
         #expect(!LibraryText.presentationLeaks(in: "fails with exit 7").isEmpty)
         #expect(!LibraryText.presentationLeaks(in: "run `latchkey login`").isEmpty)
         #expect(LibraryText.presentationLeaks(in: "the provider's metadata has no token_endpoint").isEmpty)
-        #expect(LibraryText.literals(inSource: "let a = \"x\\\"y\" + \"z\" // \"not\"\n// \"comment\"").map(\.text) == ["x\\\"y", "z", "not"])
+        #expect(
+            LibraryText.literals(inSource: "let a = \"x\\\"y\" + \"z\" // \"not\"\n// \"comment\"").map(\.text) == ["x\\\"y", "z", "not"])
     }
 
     @Test func noLibraryStringNamesAnOptionVariableOrExitCode() throws {

@@ -1,10 +1,11 @@
-import Synchronization
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// Issue 37 §1–2: a server's `DPoP-Nonce` is checked on receipt (RFC 9449 `1*NQCHAR`, at most 512
 /// bytes), what servers can make a session store is bounded, a token endpoint and an API on one
@@ -31,8 +32,11 @@ import LatchkeyTesting
         #expect(nonces.remember("good", for: Self.url) == .unchanged)
         #expect(nonces.nonce(for: Self.url) == "good", "a refused nonce replaced the good one")
         #expect(nonces.refused == 2)
-        #expect(seen.notes == [.nonceRefused(origin: "https://api.example", length: 300),
-                               .nonceRefused(origin: "https://api.example", length: 8000)])
+        #expect(
+            seen.notes == [
+                .nonceRefused(origin: "https://api.example", length: 300),
+                .nonceRefused(origin: "https://api.example", length: 8000)
+            ])
     }
 
     /// Sixteen origins with the largest nonce allowed, each: the file's share stays near 16 × 512.
@@ -70,9 +74,10 @@ import LatchkeyTesting
     }
 
     func session(_ store: any TokenStore) -> Session {
-        Session(configuration: testConfiguration(), store: store,
-                transport: ScriptedTransport(clock: VirtualClock()) { _, _ in Reply.empty(500) },
-                time: VirtualClock(), random: SequenceRandom())
+        Session(
+            configuration: testConfiguration(), store: store,
+            transport: ScriptedTransport(clock: VirtualClock()) { _, _ in Reply.empty(500) },
+            time: VirtualClock(), random: SequenceRandom())
     }
 
     /// A server that hands a new nonce with every answer: the file is written once per origin in a
@@ -111,8 +116,9 @@ import LatchkeyTesting
         let s = session(inner)
         let notes = NoteLog()
         s.notes.observe { notes.append($0) }
-        let refresher = Refresher(configuration: testConfiguration(), store: inner, binding: try await s.sessionBinding(), keys: DPoPKeyCache(),
-                                  verification: await s.verification, time: VirtualClock(), notes: s.notes)
+        let refresher = Refresher(
+            configuration: testConfiguration(), store: inner, binding: try await s.sessionBinding(), keys: DPoPKeyCache(),
+            verification: await s.verification, time: VirtualClock(), notes: s.notes)
         var heavy = try NonceMemoryTests.boundSession(nonces: ["https://idp.example": "n1"])
         heavy.token.refreshToken = "rt-rotated"
         let saved = try refresher.save(heavy, into: FailingOnceSave(store: inner))

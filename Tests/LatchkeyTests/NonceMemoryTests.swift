@@ -1,10 +1,11 @@
-import Synchronization
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// The server nonces a DPoP session remembers (RFC 9449 §8–9): the last `DPoP-Nonce` of each
 /// origin, the 16 most recently heard origins only, kept with the session in the token file so the
@@ -60,17 +61,20 @@ import LatchkeyTesting
 
     static func boundSession(nonces: RecentNonces = RecentNonces()) throws -> StoredSession {
         let key = try DPoPKey(random: CountingRandom())
-        return StoredSession(profile: "default", issuer: "https://idp.example", clientID: "c",
-                             token: Token(accessToken: "at-1", tokenType: "DPoP", refreshToken: "rt-1",
-                                          expiresAt: Timestamp(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 3600)),
-                             metadata: ProviderMetadata(issuer: "https://idp.example"), createdAt: Self.now, updatedAt: Self.now,
-                             dpop: DPoPBinding(key: key, nonces: nonces))
+        return StoredSession(
+            profile: "default", issuer: "https://idp.example", clientID: "c",
+            token: Token(
+                accessToken: "at-1", tokenType: "DPoP", refreshToken: "rt-1",
+                expiresAt: Timestamp(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 3600)),
+            metadata: ProviderMetadata(issuer: "https://idp.example"), createdAt: Self.now, updatedAt: Self.now,
+            dpop: DPoPBinding(key: key, nonces: nonces))
     }
 
     func session(_ store: any TokenStore) -> Session {
-        Session(configuration: testConfiguration(), store: store,
-                transport: ScriptedTransport(clock: VirtualClock()) { _, _ in Reply.empty(500) },
-                time: VirtualClock(), random: SequenceRandom())
+        Session(
+            configuration: testConfiguration(), store: store,
+            transport: ScriptedTransport(clock: VirtualClock()) { _, _ in Reply.empty(500) },
+            time: VirtualClock(), random: SequenceRandom())
     }
 
     @Test func aResourceNonceIsSavedWithTheSessionAndTheNextProcessSendsItFirst() async throws {

@@ -1,10 +1,10 @@
-import Testing
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
+import Testing
 
 /// `private_key_jwt` against the scripted server (Tests/Harness/scripted_idp.py), which verifies
 /// every client assertion for real against the client's public key and refuses a jti it has seen.
@@ -14,17 +14,23 @@ struct PrivateKeyJWTScriptedServerTests {
     static func server(_ scenario: String = "private-key-jwt") throws -> (ScriptedIdP, TemporaryDirectory) {
         let dir = try TemporaryDirectory(prefix: "latchkey-pkjwt-lib-")
         #expect(FileText.write(PEMFixtures.p256PublicKey, to: dir.path + "/client.pub", mode: 0o600))
-        let idp = try ScriptedIdP(scenario: scenario, arguments: ["--interval", "1", "--approve-after", "1",
-                                                                  "--client-public-key", dir.path + "/client.pub"])
+        let idp = try ScriptedIdP(
+            scenario: scenario,
+            arguments: [
+                "--interval", "1", "--approve-after", "1",
+                "--client-public-key", dir.path + "/client.pub"
+            ])
         return (idp, dir)
     }
 
     static func session(_ idp: ScriptedIdP, random: any RandomSource) -> Session {
-        var configuration = ClientConfiguration(issuer: idp.issuer, clientID: "lib-device", scopes: ["openid"],
-                                                authMethod: .privateKeyJWT)
+        var configuration = ClientConfiguration(
+            issuer: idp.issuer, clientID: "lib-device", scopes: ["openid"],
+            authMethod: .privateKeyJWT)
         configuration.dpop = .never
-        return Session(configuration: configuration, store: MemoryTokenStore(), transport: HTTPClient(configuration: .init()),
-                       random: random, clientKey: PrivateKeyJWTTests.MemoryKey(PEMFixtures.p256PKCS8))
+        return Session(
+            configuration: configuration, store: MemoryTokenStore(), transport: HTTPClient(configuration: .init()),
+            random: random, clientKey: PrivateKeyJWTTests.MemoryKey(PEMFixtures.p256PKCS8))
     }
 
     static func assertions(_ idp: ScriptedIdP) throws -> [(path: String, log: JSONValue)] {
@@ -45,7 +51,8 @@ struct PrivateKeyJWTScriptedServerTests {
         for (_, log) in seen {
             #expect(log["ok"] == .bool(true), "\(log)")
             #expect(log["aud"] == .string(idp.issuer) && log["iss"] == .string("lib-device") && log["sub"] == .string("lib-device"))
-            #expect(log["checked"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(
+                log["checked"]?.arrayValue?.compactMap(\.stringValue)
                     == ["alg", "typ", "signature", "iss", "sub", "aud", "iat", "exp", "jti-fresh"], "\(log)")
         }
     }

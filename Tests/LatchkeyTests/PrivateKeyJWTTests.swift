@@ -1,12 +1,13 @@
 import Glibc
-import Synchronization
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// `private_key_jwt` (RFC 7523 as profiled by its successor draft): the assertion's claims and
 /// header, the algorithm rules, the key read at each use, and how refusals are reported.
@@ -27,7 +28,8 @@ import LatchkeyTesting
     }
 
     static func authenticator(_ pem: String = PEMFixtures.p256PKCS8, _ settings: ClientAssertionSettings = .init())
-        -> (PrivateKeyJWTAuthentication, MemoryKey) {
+        -> (PrivateKeyJWTAuthentication, MemoryKey)
+    {
         let key = MemoryKey(pem)
         return (PrivateKeyJWTAuthentication(clientID: "device-7", issuer: issuer, key: key, settings: settings), key)
     }
@@ -57,7 +59,8 @@ import LatchkeyTesting
     }
 
     @Test func kidTypAndAlgorithmFollowTheSettings() throws {
-        let (auth, _) = Self.authenticator(PEMFixtures.rsa2048PKCS8, ClientAssertionSettings(algorithm: .ps256, keyID: "factory-1", type: .jwt))
+        let (auth, _) = Self.authenticator(
+            PEMFixtures.rsa2048PKCS8, ClientAssertionSettings(algorithm: .ps256, keyID: "factory-1", type: .jwt))
         let assertion = try auth.assertion(audience: "aud", at: VirtualClock().now(), random: CountingRandom())
         let (header, _) = try Self.verified(assertion, pem: PEMFixtures.rsa2048PKCS8, alg: .ps256)
         #expect(header.alg == "PS256" && header.typ == "jwt" && header.kid == "factory-1")
@@ -72,8 +75,10 @@ import LatchkeyTesting
     }
 
     @Test func anAlgorithmThatDoesNotFitTheKeyIsRefusedClearly() throws {
-        for (pem, alg, key) in [(PEMFixtures.p256PKCS8, JWSAlgorithm.ps256, "EC P-256"), (PEMFixtures.p256PKCS8, .es384, "EC P-256"),
-                                (PEMFixtures.rsa2048PKCS8, .es256, "RSA")] {
+        for (pem, alg, key) in [
+            (PEMFixtures.p256PKCS8, JWSAlgorithm.ps256, "EC P-256"), (PEMFixtures.p256PKCS8, .es384, "EC P-256"),
+            (PEMFixtures.rsa2048PKCS8, .es256, "RSA")
+        ] {
             let (auth, _) = Self.authenticator(pem, ClientAssertionSettings(algorithm: alg))
             #expect {
                 try auth.assertion(audience: "a", at: VirtualClock().now(), random: CountingRandom())
@@ -141,10 +146,12 @@ import LatchkeyTesting
         let (auth, key) = Self.authenticator()
         var metadata = ProviderMetadata(issuer: "https://other.example")
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
-        let client = TokenClient(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "device-7", authMethod: .privateKeyJWT),
-                                 metadata: metadata,
-                                 binding: SessionBinding(clientAuthentication: auth, transports: EndpointTransports(transport),
-                                                         time: clock, random: try SecureRandom()))
+        let client = TokenClient(
+            configuration: ClientConfiguration(issuer: Self.issuer, clientID: "device-7", authMethod: .privateKeyJWT),
+            metadata: metadata,
+            binding: SessionBinding(
+                clientAuthentication: auth, transports: EndpointTransports(transport),
+                time: clock, random: try SecureRandom()))
         _ = try await client.refresh(refreshToken: "rt1")
         clock.advance(5)
         _ = try await client.refresh(refreshToken: "rt2")
@@ -162,30 +169,37 @@ import LatchkeyTesting
         var metadata = ProviderMetadata(issuer: Self.issuer)
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
         metadata.tokenEndpointAuthSigningAlgValuesSupported = ["RS256"]
-        let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
-                                     metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
-                                     time: VirtualClock(), random: CountingRandom())
+        let client = try TokenClient.testing(
+            configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+            metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
+            time: VirtualClock(), random: CountingRandom())
         await #expect(throws: LatchkeyError.self) { _ = try await client.refresh(refreshToken: "rt") }
         #expect(transport.sent.isEmpty)
     }
 
     @Test func refusalsOfTheAssertionNameTheAudienceUsed() async throws {
-        for (status, body, expectedCode) in [(403, "", nil), (401, #"{"error":"unauthorized_client"}"#, "unauthorized_client"),
-                                             (400, #"{"error":"invalid_client"}"#, "invalid_client")] as [(Int, String, String?)] {
+        for (status, body, expectedCode) in [
+            (403, "", nil), (401, #"{"error":"unauthorized_client"}"#, "unauthorized_client"),
+            (400, #"{"error":"invalid_client"}"#, "invalid_client")
+        ] as [(Int, String, String?)] {
             let transport = ScriptedTransport { _, _ in Reply.json(status, body) }
             var metadata = ProviderMetadata(issuer: Self.issuer)
             metadata.tokenEndpoint = Self.tokenURL.absoluteString
-            let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
-                                         metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
-                                         time: VirtualClock(), random: CountingRandom())
+            let client = try TokenClient.testing(
+                configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+                metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
+                time: VirtualClock(), random: CountingRandom())
             do {
                 _ = try await client.refresh(refreshToken: "rt")
                 Issue.record("accepted \(status)")
             } catch {
                 guard case .clientAuthenticationRefused(let refusal) = error else { Issue.record("got \(error)"); continue }
-                #expect(refusal == ClientAuthenticationRefusal(method: .privateKeyJWT, endpoint: .token, status: status,
-                                                                error: expectedCode.map { .server(code: $0, description: nil, status: status) },
-                                                                assertionAudience: .issuer))
+                #expect(
+                    refusal
+                        == ClientAuthenticationRefusal(
+                            method: .privateKeyJWT, endpoint: .token, status: status,
+                            error: expectedCode.map { .server(code: $0, description: nil, status: status) },
+                            assertionAudience: .issuer))
                 #expect(error.category == .protocolViolation)
                 #expect(error.code == expectedCode ?? "invalid_client")
                 #expect(error.message.contains("aud was the issuer identifier"), "\(error.message)")
@@ -195,9 +209,10 @@ import LatchkeyTesting
         let transport = ScriptedTransport { _, _ in Reply.json(400, "") }
         var metadata = ProviderMetadata(issuer: Self.issuer)
         metadata.tokenEndpoint = Self.tokenURL.absoluteString
-        let client = try TokenClient.testing(configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
-                                     metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
-                                     time: VirtualClock(), random: CountingRandom())
+        let client = try TokenClient.testing(
+            configuration: ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT),
+            metadata: metadata, transport: transport, clientKey: MemoryKey(PEMFixtures.p256PKCS8),
+            time: VirtualClock(), random: CountingRandom())
         await #expect { _ = try await client.refresh(refreshToken: "rt") } throws: { error in
             guard case .reauthenticationRequired? = error as? LatchkeyError else { return false }
             return true
@@ -205,8 +220,9 @@ import LatchkeyTesting
     }
 
     @Test func theFactoryNeedsAKeyForPrivateKeyJWT() throws {
-        let configuration = ClientConfiguration(issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT,
-                                                endpoints: EndpointOverrides())
+        let configuration = ClientConfiguration(
+            issuer: Self.issuer, clientID: "d", authMethod: .privateKeyJWT,
+            endpoints: EndpointOverrides())
         #expect { _ = try configuration.clientAuthenticator(secret: "s", key: nil) } throws: { error in
             guard case .configuration(.missingClientKey)? = error as? LatchkeyError else { return false }
             return true
@@ -217,8 +233,9 @@ import LatchkeyTesting
         }
         var withSettings = configuration
         withSettings.clientAssertion = ClientAssertionSettings(keyID: "k", audience: .endpoint)
-        let made = try #require(try withSettings.clientAuthenticator(secret: nil, key: MemoryKey(PEMFixtures.p256PKCS8))
-            as? PrivateKeyJWTAuthentication)
+        let made = try #require(
+            try withSettings.clientAuthenticator(secret: nil, key: MemoryKey(PEMFixtures.p256PKCS8))
+                as? PrivateKeyJWTAuthentication)
         #expect(made.clientID == "d" && made.issuer == Self.issuer && made.settings == withSettings.clientAssertion)
     }
 }
@@ -251,7 +268,8 @@ import LatchkeyTesting
         try Self.withFile(PEMFixtures.p256PKCS8, mode: mode) { path in
             #expect { _ = try ClientKeyFile(path: path).privateKeyPEM() } throws: { error in
                 guard case .storage(let inner)? = error as? LatchkeyError, let key = inner as? ClientKeyError,
-                      case .unreadable(path, .unsafePermissions) = key else { return false }
+                    case .unreadable(path, .unsafePermissions) = key
+                else { return false }
                 // The message names the file and the mode, never the key.
                 return key.description.contains(path) && !key.description.contains("PRIVATE KEY")
             }
@@ -267,7 +285,8 @@ import LatchkeyTesting
             let auth = PrivateKeyJWTAuthentication(clientID: "d", issuer: "https://i.example", key: ClientKeyFile(path: path))
             #expect { _ = try auth.assertion(audience: "a", at: VirtualClock().now(), random: CountingRandom()) } throws: { error in
                 guard case .storage(let inner)? = error as? LatchkeyError,
-                      case .refused(path, .unsupportedLabel)? = inner as? ClientKeyError else { return false }
+                    case .refused(path, .unsupportedLabel)? = inner as? ClientKeyError
+                else { return false }
                 return true
             }
         }

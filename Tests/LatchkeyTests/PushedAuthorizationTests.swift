@@ -1,10 +1,11 @@
 import FoundationEssentials
-import Testing
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// RFC 9126: when the code flow pushes, what it pushes, how the answer is read, and the URL it
 /// then opens.
@@ -20,14 +21,18 @@ import LatchkeyTesting
 
     static let pushed = Reply.json(201, #"{"request_uri":"urn:ietf:params:oauth:request_uri:abc","expires_in":60}"#)
 
-    func flow(_ t: ScriptedTransport, metadata: ProviderMetadata = parMetadata(), configure: (inout ClientConfiguration) -> Void = { _ in },
-              authenticator: (any RequestAuthenticator)? = nil, dpop: DPoPKey? = nil) -> AuthorizationCodeFlow {
+    func flow(
+        _ t: ScriptedTransport, metadata: ProviderMetadata = parMetadata(), configure: (inout ClientConfiguration) -> Void = { _ in },
+        authenticator: (any RequestAuthenticator)? = nil, dpop: DPoPKey? = nil
+    ) -> AuthorizationCodeFlow {
         var c = testConfiguration()
         configure(&c)
         let auth = authenticator ?? PublicClientAuthentication(clientID: c.clientID)
-        let client = TokenClient(configuration: c, metadata: metadata,
-                                 binding: SessionBinding(clientAuthentication: auth, dpopKey: dpop, transports: EndpointTransports(t),
-                                                         time: clock, random: CountingRandom()))
+        let client = TokenClient(
+            configuration: c, metadata: metadata,
+            binding: SessionBinding(
+                clientAuthentication: auth, dpopKey: dpop, transports: EndpointTransports(t),
+                time: clock, random: CountingRandom()))
         return AuthorizationCodeFlow(client: client, random: CountingRandom(), time: clock)
     }
 
@@ -45,9 +50,11 @@ import LatchkeyTesting
     }
 
     @Test func malformedAnswersAreProtocolViolations() {
-        for body in [#"{"expires_in":60}"#, #"{"request_uri":"","expires_in":60}"#, #"{"request_uri":7,"expires_in":60}"#,
-                     #"{"request_uri":"urn:x"}"#, #"{"request_uri":"urn:x","expires_in":0}"#,
-                     #"{"request_uri":"urn:x","expires_in":"60"}"#, #"{"request_uri":"urn:\u001b[2Jx","expires_in":60}"#, "[]"] {
+        for body in [
+            #"{"expires_in":60}"#, #"{"request_uri":"","expires_in":60}"#, #"{"request_uri":7,"expires_in":60}"#,
+            #"{"request_uri":"urn:x"}"#, #"{"request_uri":"urn:x","expires_in":0}"#,
+            #"{"request_uri":"urn:x","expires_in":"60"}"#, #"{"request_uri":"urn:\u001b[2Jx","expires_in":60}"#, "[]"
+        ] {
             do {
                 _ = try PushedAuthorizationResponse.parse(Reply.json(201, body))
                 Issue.record("accepted \(body)")
@@ -95,7 +102,10 @@ import LatchkeyTesting
     }
 
     @Test func metadataMembersAreRead() throws {
-        let doc = try JSONParser().parseObject(Array(#"{"issuer":"https://i","pushed_authorization_request_endpoint":"https://i/par","require_pushed_authorization_requests":true}"#.utf8))
+        let doc = try JSONParser().parseObject(
+            Array(
+                #"{"issuer":"https://i","pushed_authorization_request_endpoint":"https://i/par","require_pushed_authorization_requests":true}"#
+                    .utf8))
         let m = try ProviderMetadata(json: doc)
         #expect(m.pushedAuthorizationRequestEndpoint == "https://i/par" && m.requirePushedAuthorizationRequests == true)
     }
@@ -105,10 +115,12 @@ import LatchkeyTesting
     @Test func thePushCarriesEverything() async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
         let key = try DPoPKey(random: CountingRandom())
-        let f = flow(t, configure: {
-            $0.resources = ["https://api.example/a", "https://api.example/b"]
-            $0.extraParameters = [RequestParameter(name: "prompt", value: "consent")!]
-        }, dpop: key)
+        let f = flow(
+            t,
+            configure: {
+                $0.resources = ["https://api.example/a", "https://api.example/b"]
+                $0.extraParameters = [RequestParameter(name: "prompt", value: "consent")!]
+            }, dpop: key)
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let sent = try #require(t.sent.first)
         #expect(sent.path == "/par" && sent.request.method == "POST")
@@ -134,18 +146,22 @@ import LatchkeyTesting
     /// §5 allows repeating pushed values. They are the pushed values, and nothing else joins them.
     @Test func anOpenIDPushRepeatsResponseTypeScopeRedirectURIAndPromptInTheURLAndNothingElse() async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
-        let f = flow(t, configure: {
-            $0.resources = ["https://api.example/a"]
-            $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
-        })
+        let f = flow(
+            t,
+            configure: {
+                $0.resources = ["https://api.example/a"]
+                $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
+            })
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let form = Self.pairs(try #require(t.sent.first))
         let query = FormURLEncoding.decode(request.url.query ?? "")
-        #expect(query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"],
-                "authorization URL: \(request.url.absoluteString)")
+        #expect(
+            query.map(\.0) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri", "prompt"],
+            "authorization URL: \(request.url.absoluteString)")
         #expect(query[1].1 == "urn:ietf:params:oauth:request_uri:abc")
         for name in ["client_id", "response_type", "scope", "redirect_uri", "prompt"] {
-            #expect(query.filter { $0.0 == name }.map(\.1) == form.filter { $0.0 == name }.map(\.1), "\(name) differs from the pushed value")
+            #expect(
+                query.filter { $0.0 == name }.map(\.1) == form.filter { $0.0 == name }.map(\.1), "\(name) differs from the pushed value")
         }
         #expect(query.first { $0.0 == "scope" }?.1 == "openid offline_access")
     }
@@ -171,24 +187,29 @@ import LatchkeyTesting
 
     @Test func aConfidentialClientAuthenticatesThePushLikeATokenRequest() async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
-        let f = flow(t, configure: { $0.authMethod = .clientSecretBasic },
-                     authenticator: ClientSecretAuthentication(clientID: TestIssuer.clientID, secret: "s3cret", placement: .basic))
+        let f = flow(
+            t, configure: { $0.authMethod = .clientSecretBasic },
+            authenticator: ClientSecretAuthentication(clientID: TestIssuer.clientID, secret: "s3cret", placement: .basic))
         _ = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         #expect(t.sent[0].header("Authorization")?.hasPrefix("Basic ") == true)
         #expect(Self.pairs(t.sent[0]).filter { $0.0 == "client_id" }.count == 1)
         let post = ScriptedTransport(clock: clock, script: [.reply(Self.pushed)])
-        _ = try await flow(post, authenticator: ClientSecretAuthentication(clientID: TestIssuer.clientID, secret: "s3cret", placement: .post))
-            .prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
+        _ = try await flow(
+            post, authenticator: ClientSecretAuthentication(clientID: TestIssuer.clientID, secret: "s3cret", placement: .post)
+        )
+        .prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let form = Self.pairs(post.sent[0])
         #expect(form.filter { $0.0 == "client_id" }.count == 1 && form.contains { $0 == ("client_secret", "s3cret") })
     }
 
     @Test func withoutPAREveryParameterIsInTheURL() async throws {
         let t = ScriptedTransport(clock: clock, script: [])
-        let f = flow(t, metadata: testMetadata(), configure: {
-            $0.resources = ["https://api.example/a"]
-            $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
-        })
+        let f = flow(
+            t, metadata: testMetadata(),
+            configure: {
+                $0.resources = ["https://api.example/a"]
+                $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
+            })
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         #expect(t.sent.isEmpty)
         let q = FormURLEncoding.decode(request.url.query ?? "")
@@ -237,7 +258,9 @@ import LatchkeyTesting
 final class RecordingReceiver: RedirectReceiver, @unchecked Sendable {
     let redirectURI = "http://127.0.0.1:4000/callback"
     private(set) var timeouts: [Double] = []
-    func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool) async throws(LatchkeyError) -> AuthorizationRedirect {
+    func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool) async throws(LatchkeyError)
+        -> AuthorizationRedirect
+    {
         timeouts.append(timeout ?? -1)
         throw .timedOut(seconds: timeout ?? 0)
     }

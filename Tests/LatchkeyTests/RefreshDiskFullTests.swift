@@ -1,10 +1,11 @@
 import Glibc
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// A refresh on a full disk (issue 27.1). The provider rotates one-use refresh tokens, so a refresh
 /// whose answer cannot be saved loses the session: the space is reserved before anything is sent.
@@ -13,10 +14,12 @@ import Synchronization
 
     func expired() -> StoredSession {
         let now = clock.now()
-        return StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                             token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now.addingTimeInterval(-10),
-                                          scope: "openid offline_access"),
-                             subject: "user-1", metadata: testMetadata(), createdAt: now, updatedAt: now)
+        return StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(
+                accessToken: "at-1", refreshToken: "rt-1", expiresAt: now.addingTimeInterval(-10),
+                scope: "openid offline_access"),
+            subject: "user-1", metadata: testMetadata(), createdAt: now, updatedAt: now)
     }
 
     /// A token endpoint that rotates the refresh token, as Glewlwyd's one-use tokens do.
@@ -74,8 +77,9 @@ import Synchronization
     @Test func anInjectedENOSPCSendsNothingKeepsTheSessionAndIsRecorded() async throws {
         let dir = try TemporaryDirectory(prefix: "latchkey-reserve-")
         defer { dir.remove() }
-        let store = EncryptedFileTokenStore(stateDirectory: dir.path + "/state", profile: "default",
-                                            spaceReserver: .failing(errno: ENOSPC))
+        let store = EncryptedFileTokenStore(
+            stateDirectory: dir.path + "/state", profile: "default",
+            spaceReserver: .failing(errno: ENOSPC))
         try await store.withLock { try store.save(base.expired()) }
         let before = try store.load()
         let t = base.rotatingServer()
@@ -83,12 +87,14 @@ import Synchronization
         do { _ = try await base.session(store, t).refresh() } catch { caught = error }
         let error = try #require(caught, "the refresh succeeded")
         guard case .storage(let inner) = error, let storeError = inner as? TokenStoreError,
-              case let .reservationFailed(path, code) = storeError else {
+            case let .reservationFailed(path, code) = storeError
+        else {
             Issue.record("got \(error)")
             return
         }
         #expect(path == store.tokenFilePath && code == ENOSPC)
-        #expect(storeError.description
+        #expect(
+            storeError.description
                 == "cannot reserve space for \(store.tokenFilePath): disk full; the refresh was not attempted and the session is intact")
         #expect(t.sent.isEmpty)
         #expect(try store.load() == before)
@@ -102,8 +108,9 @@ import Synchronization
     @Test func anEarlyRefreshOnAFullDiskServesTheStillValidToken() async throws {
         let dir = try TemporaryDirectory(prefix: "latchkey-reserve-")
         defer { dir.remove() }
-        let store = EncryptedFileTokenStore(stateDirectory: dir.path + "/state", profile: "default",
-                                            spaceReserver: .failing(errno: ENOSPC))
+        let store = EncryptedFileTokenStore(
+            stateDirectory: dir.path + "/state", profile: "default",
+            spaceReserver: .failing(errno: ENOSPC))
         var session = base.expired()
         session.token.expiresAt = clock.now().addingTimeInterval(30)
         try store.save(session)
@@ -118,11 +125,12 @@ import Synchronization
         let dir = try TemporaryDirectory(prefix: "latchkey-reserve-")
         defer { dir.remove() }
         let sizes = ReservedSizes()
-        let store = EncryptedFileTokenStore(stateDirectory: dir.path + "/state", profile: "default",
-                                            spaceReserver: SpaceReserver { fd, bytes in
-                                                sizes.append(bytes)
-                                                return AtomicFileWriter.reserveSpace(fd: fd, size: bytes)
-                                            })
+        let store = EncryptedFileTokenStore(
+            stateDirectory: dir.path + "/state", profile: "default",
+            spaceReserver: SpaceReserver { fd, bytes in
+                sizes.append(bytes)
+                return AtomicFileWriter.reserveSpace(fd: fd, size: bytes)
+            })
         try await store.withLock { try store.save(base.expired()) }
         var info = stat()
         try #require(stat(store.tokenFilePath, &info) == 0)
@@ -166,7 +174,8 @@ import Synchronization
     @Test func theRecordRoundTripsAsOneSafeLine() throws {
         let at = Timestamp(timeIntervalSince1970: 1_800_000_000)
         #expect(RefreshRecordFile.parse(Array("refresh 1800000000 ok\n".utf8) + [0, 0]) == RefreshAttempt(at: at))
-        #expect(RefreshRecordFile.parse(Array("refresh 1800000000 failed disk full: x y\n".utf8))
+        #expect(
+            RefreshRecordFile.parse(Array("refresh 1800000000 failed disk full: x y\n".utf8))
                 == RefreshAttempt(at: at, failure: "disk full: x y"))
         #expect(RefreshRecordFile.parse([0, 0, 0]) == nil)
         #expect(RefreshRecordFile.parse(Array("garbage".utf8)) == nil)
@@ -174,7 +183,8 @@ import Synchronization
         defer { dir.remove() }
         let path = dir.path + "/default.lock"
         #expect(FileText.write("", to: path))
-        RefreshRecordFile.write(RefreshAttempt(at: at, failure: "bad\u{1B}[31m\nline " + String(repeating: "é", count: 400)), lockPath: path)
+        RefreshRecordFile.write(
+            RefreshAttempt(at: at, failure: "bad\u{1B}[31m\nline " + String(repeating: "é", count: 400)), lockPath: path)
         let read = try #require(RefreshRecordFile.read(lockPath: path))
         #expect(read.at == at)
         let failure = try #require(read.failure)
@@ -194,9 +204,10 @@ final class ReservedSizes: Sendable {
 /// Issue 27.11: the standard margin is 60 s, or half the lifetime of a token that lives less.
 @Suite struct RefreshMarginTests {
     func session(lifetime: Double, obtained: Timestamp) -> StoredSession {
-        StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                      token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: obtained.addingTimeInterval(lifetime)),
-                      metadata: testMetadata(), createdAt: obtained, updatedAt: obtained)
+        StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: obtained.addingTimeInterval(lifetime)),
+            metadata: testMetadata(), createdAt: obtained, updatedAt: obtained)
     }
 
     @Test func theStandardMarginIsCappedAtHalfTheLifetime() {

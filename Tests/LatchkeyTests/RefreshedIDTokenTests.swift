@@ -1,9 +1,10 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// OIDC Core §12.2 (an ID token from a refresh against the one from the original sign-in) and the
 /// `nbf` check of the ID-token verifier.
@@ -13,9 +14,11 @@ import LatchkeyTesting
     static let twoAudiences: JSONValue = .array([.string(client), "api"])
 
     func verifier(_ idp: TestIssuer, skipExpiry: Bool = false) throws -> IDTokenVerifier {
-        IDTokenVerifier(configuration: .init(issuer: TestIssuer.issuer, clientID: Self.client, allowedAlgorithms: [.es256],
-                                             skipExpiryCheck: skipExpiry),
-                        keySet: try idp.keySet(), time: clock)
+        IDTokenVerifier(
+            configuration: .init(
+                issuer: TestIssuer.issuer, clientID: Self.client, allowedAlgorithms: [.es256],
+                skipExpiryCheck: skipExpiry),
+            keySet: try idp.keySet(), time: clock)
     }
 
     /// The claims stored from the original sign-in.
@@ -29,8 +32,10 @@ import LatchkeyTesting
     }
 
     /// Expects `checkRefresh` to refuse with a §12.2 mismatch on `claim`.
-    func expectMismatch(_ new: VerifiedIDToken, _ previous: JWTClaims, claim: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectMismatch(
+        _ new: VerifiedIDToken, _ previous: JWTClaims, claim: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try IDTokenVerifier.checkRefresh(new, previous: previous)
             Issue.record("refreshed ID token accepted", sourceLocation: sourceLocation)
@@ -62,10 +67,12 @@ import LatchkeyTesting
         let idp = try TestIssuer()
         // RFC 7519 §4.1.3: `aud` names a set of recipients; a lone string is a one-element set.
         let reordered: JSONValue = .array(["api", .string(Self.client)])
-        try IDTokenVerifier.checkRefresh(try await refreshed(idp, [("aud", reordered), ("azp", .string(Self.client))]),
-                                         previous: try original([("aud", Self.twoAudiences), ("azp", .string(Self.client))]))
-        try IDTokenVerifier.checkRefresh(try await refreshed(idp, [("aud", .array([.string(Self.client)]))]),
-                                         previous: try original([("aud", .string(Self.client))]))
+        try IDTokenVerifier.checkRefresh(
+            try await refreshed(idp, [("aud", reordered), ("azp", .string(Self.client))]),
+            previous: try original([("aud", Self.twoAudiences), ("azp", .string(Self.client))]))
+        try IDTokenVerifier.checkRefresh(
+            try await refreshed(idp, [("aud", .array([.string(Self.client)]))]),
+            previous: try original([("aud", .string(Self.client))]))
     }
 
     @Test func audienceThatGainsARecipientIsRefused() async throws {
@@ -93,8 +100,9 @@ import LatchkeyTesting
         // previous token, and was then corrected, issues an earlier one; it is the same session.
         let idp = try TestIssuer()
         let t = Int64(clock.now().timeIntervalSince1970)
-        try IDTokenVerifier.checkRefresh(try await refreshed(idp, [("iat", .integer(t - 120))]),
-                                         previous: try original([("iat", .integer(t + 200))]))
+        try IDTokenVerifier.checkRefresh(
+            try await refreshed(idp, [("iat", .integer(t - 120))]),
+            previous: try original([("iat", .integer(t + 200))]))
     }
 
     // MARK: auth_time
@@ -103,8 +111,9 @@ import LatchkeyTesting
         // §12.2: auth_time is the time of the original authentication; one before it is another session's.
         let idp = try TestIssuer()
         let t = Int64(clock.now().timeIntervalSince1970)
-        expectMismatch(try await refreshed(idp, [("auth_time", .integer(t - 7200))]),
-                       try original([("auth_time", .integer(t - 3600))]), claim: "auth_time")
+        expectMismatch(
+            try await refreshed(idp, [("auth_time", .integer(t - 7200))]),
+            try original([("auth_time", .integer(t - 3600))]), claim: "auth_time")
     }
 
     @Test func authTimeMayBeOmittedOnRefresh() async throws {
@@ -118,8 +127,9 @@ import LatchkeyTesting
         // provider stamps auth_time with the refresh time: both are refreshes of the same session.
         let idp = try TestIssuer()
         let t = Int64(clock.now().timeIntervalSince1970)
-        try IDTokenVerifier.checkRefresh(try await refreshed(idp, [("auth_time", .integer(t))]),
-                                         previous: try original([("auth_time", .integer(t - 3600))]))
+        try IDTokenVerifier.checkRefresh(
+            try await refreshed(idp, [("auth_time", .integer(t))]),
+            previous: try original([("auth_time", .integer(t - 3600))]))
         try IDTokenVerifier.checkRefresh(try await refreshed(idp, [("auth_time", .integer(t))]), previous: try original())
     }
 
@@ -162,15 +172,18 @@ import LatchkeyTesting
         let idp = try TestIssuer()
         let now = clock.now()
         let newID = try idp.sign(TestIssuer.claims(now: now, extra: [("azp", .string(Self.client))]))
-        let stored = StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: Self.client,
-                                   token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now, idToken: "id-old"),
-                                   subject: "user-1", idTokenClaimsJSON: #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client","iat":1799990000}"#,
-                                   metadata: testMetadata(), createdAt: now, updatedAt: now)
+        let stored = StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: Self.client,
+            token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now, idToken: "id-old"),
+            subject: "user-1", idTokenClaimsJSON: #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client","iat":1799990000}"#,
+            metadata: testMetadata(), createdAt: now, updatedAt: now)
         let t = ScriptedTransport(clock: clock) { _, _ in
-            Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2","id_token":"\#(newID)"}"#)
+            Reply.json(
+                200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2","id_token":"\#(newID)"}"#)
         }
-        let session = Session(configuration: testConfiguration(), store: MemoryTokenStore(stored), transport: t, time: clock,
-                              random: CountingRandom(), keySet: try idp.keySet())
+        let session = Session(
+            configuration: testConfiguration(), store: MemoryTokenStore(stored), transport: t, time: clock,
+            random: CountingRandom(), keySet: try idp.keySet())
         await expectError(category: .verification) { try await session.validToken() }
     }
 }

@@ -3,6 +3,7 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
+
 @testable import Latchkey
 
 /// The RFC 7591 metadata codec, the dialects as data, the registration record in the token-file
@@ -51,7 +52,8 @@ import Testing
     }
 
     @Test func glewlwydsGetAnswerReads() throws {
-        let text = #"{"client_id":"c","token_endpoint_auth_method":["private_key_jwt"],"grant_types":["authorization_code","device_authorization","refresh_token","delete_token"],"client_confidential":true,"registration_access_token":"secret"}"#
+        let text =
+            #"{"client_id":"c","token_endpoint_auth_method":["private_key_jwt"],"grant_types":["authorization_code","device_authorization","refresh_token","delete_token"],"client_confidential":true,"registration_access_token":"secret"}"#
         let m = try ClientMetadata(json: try JSONParser().parseObject(Array(text.utf8)), dialect: .glewlwyd)
         #expect(m.tokenEndpointAuthMethod == "private_key_jwt")
         #expect(m.grantTypes == ["authorization_code", RegistrationDialect.deviceGrantURN, "refresh_token"])
@@ -65,14 +67,16 @@ import Testing
     }
 
     @Test func theRecordRoundTripsInThePayloadAndOldFilesStillRead() throws {
-        let registration = ClientRegistration(clientID: "dyn-1", clientSecret: "s3cret", registrationAccessToken: "rat",
-                                              registrationClientURI: "https://idp.example/register/dyn-1", metadata: Self.full())
+        let registration = ClientRegistration(
+            clientID: "dyn-1", clientSecret: "s3cret", registrationAccessToken: "rat",
+            registrationClientURI: "https://idp.example/register/dyn-1", metadata: Self.full())
         var record = RegistrationRecord(dialect: .glewlwyd, registration: registration, keyFile: "/state/keys/k.pem", keyGenerated: true)
         record.deleting = true
-        var session = StoredSession(profile: "k.registration", issuer: "https://idp.example", clientID: "dyn-1",
-                                    token: Token(accessToken: "", tokenType: "registration"),
-                                    metadata: ProviderMetadata(issuer: "https://idp.example"),
-                                    createdAt: Timestamp(timeIntervalSince1970: 1), updatedAt: Timestamp(timeIntervalSince1970: 2))
+        var session = StoredSession(
+            profile: "k.registration", issuer: "https://idp.example", clientID: "dyn-1",
+            token: Token(accessToken: "", tokenType: "registration"),
+            metadata: ProviderMetadata(issuer: "https://idp.example"),
+            createdAt: Timestamp(timeIntervalSince1970: 1), updatedAt: Timestamp(timeIntervalSince1970: 2))
         let old = StoredSessionPayload.encode(session)
         #expect(try StoredSessionPayload.decode(old).registration == nil)
         session.registration = record
@@ -105,11 +109,14 @@ import Testing
     }
 
     @Test func aManagementURIOffTheIssuersOriginIsRefused() throws {
-        let client = RegistrationClient(issuer: "https://idp.example/realm", dialect: .rfc7591,
-                                        transport: ScriptedNothing())
+        let client = RegistrationClient(
+            issuer: "https://idp.example/realm", dialect: .rfc7591,
+            transport: ScriptedNothing())
         try client.checkOrigin("https://idp.example/register/x")
-        for uri in ["https://evil.example/register/x", "https://idp.example:8443/register/x", "http://idp.example/register/x",
-                    "https://idp.example.evil.test/register/x"] {
+        for uri in [
+            "https://evil.example/register/x", "https://idp.example:8443/register/x", "http://idp.example/register/x",
+            "https://idp.example.evil.test/register/x"
+        ] {
             #expect(throws: RegistrationError.foreignManagementURI(uri: uri, issuer: "https://idp.example/realm")) {
                 try client.checkOrigin(uri)
             }

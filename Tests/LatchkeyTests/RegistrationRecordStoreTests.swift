@@ -3,14 +3,17 @@ import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
 import Testing
+
 @testable import Latchkey
 
 /// The registration record's file: its own namespace, the earlier name still read, the session
 /// store refusing a record, and the record's members (issue 31 §1).
 @Suite struct RegistrationRecordStoreTests {
     static func record(_ clientID: String = "dyn-1") -> RegistrationRecord {
-        RegistrationRecord(dialect: .rfc7591, registration: ClientRegistration(
-            clientID: clientID, registrationAccessToken: "rat-1", registrationClientURI: "https://idp.example/register/" + clientID),
+        RegistrationRecord(
+            dialect: .rfc7591,
+            registration: ClientRegistration(
+                clientID: clientID, registrationAccessToken: "rat-1", registrationClientURI: "https://idp.example/register/" + clientID),
             keyFile: "/state/keys/k.pem", keyGenerated: true)
     }
 
@@ -32,15 +35,18 @@ import Testing
     }
 
     @Test func aClientIDOrTokenOutsideVSCHARIsAMalformedAnswer() throws {
-        for (member, value) in [("client_id", "dyn-\u{1B}]0;x\u{07}"), ("client_id", "dyn-\u{9B}2J"),
-                                ("registration_access_token", "rat\r\nX-Injected: 1")] {
+        for (member, value) in [
+            ("client_id", "dyn-\u{1B}]0;x\u{07}"), ("client_id", "dyn-\u{9B}2J"),
+            ("registration_access_token", "rat\r\nX-Injected: 1")
+        ] {
             var json = JSONObject([("client_id", "dyn-1")])
             json[member] = .string(value)
             #expect(throws: RegistrationError.malformedAnswer(operation: .create, reason: member + " is not VSCHAR")) {
                 _ = try ClientRegistration(json: json, dialect: .rfc7591, operation: .create)
             }
         }
-        #expect(try ClientRegistration(json: JSONObject([("client_id", "a b~!")]), dialect: .rfc7591, operation: .create).clientID == "a b~!")
+        #expect(
+            try ClientRegistration(json: JSONObject([("client_id", "a b~!")]), dialect: .rfc7591, operation: .create).clientID == "a b~!")
     }
 
     @Test func aRecordLivesWhereNoProfileReachesAndTheEarlierNameIsMoved() throws {
@@ -55,9 +61,10 @@ import Testing
 
         // The earlier layout: profile `k.registration`'s token file.
         try store.delete()
-        var holder = StoredSession(profile: "k.registration", issuer: "https://idp.example", clientID: "dyn-1",
-                                   token: Token(accessToken: "", tokenType: "registration"),
-                                   metadata: ProviderMetadata(issuer: "https://idp.example"), createdAt: .now(), updatedAt: .now())
+        var holder = StoredSession(
+            profile: "k.registration", issuer: "https://idp.example", clientID: "dyn-1",
+            token: Token(accessToken: "", tokenType: "registration"),
+            metadata: ProviderMetadata(issuer: "https://idp.example"), createdAt: .now(), updatedAt: .now())
         var legacy = Self.record()
         legacy.keyFile = state + "/keys/k.rotated.pem"
         legacy.generatedKeys = []
@@ -85,8 +92,9 @@ import Testing
 
 enum StoredSessionFixtureless {
     static func session(_ profile: String) -> StoredSession {
-        StoredSession(profile: profile, issuer: "https://idp.example", clientID: "cli",
-                      token: Token(accessToken: "at", tokenType: "Bearer"), metadata: ProviderMetadata(issuer: "https://idp.example"),
-                      createdAt: .now(), updatedAt: .now())
+        StoredSession(
+            profile: profile, issuer: "https://idp.example", clientID: "cli",
+            token: Token(accessToken: "at", tokenType: "Bearer"), metadata: ProviderMetadata(issuer: "https://idp.example"),
+            createdAt: .now(), updatedAt: .now())
     }
 }

@@ -1,9 +1,10 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct RemoteKeySetTests {
     let clock = VirtualClock()
@@ -37,7 +38,9 @@ import LatchkeyTesting
         await expectError(category: .protocolViolation) { try await broken.verify(jws, allowed: [.es256]) }
         #expect(brokenTransport.sent.count == TransientFailure.quickAttempts)
         let tls = ScriptedTransport { _, _ in throw HTTPError.tlsFailure(reason: "untrusted") }
-        await expectError(category: .network) { try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256]) }
+        await expectError(category: .network) {
+            try await RemoteKeySet(url: url, transport: tls, time: clock).verify(jws, allowed: [.es256])
+        }
         #expect(tls.sent.count == 1)
         let garbage = RemoteKeySet(url: url, transport: ScriptedTransport { _, _ in Reply.json(200, #"{"keys":"nope"}"#) }, time: clock)
         await expectError(category: .protocolViolation) { try await garbage.verify(jws, allowed: [.es256]) }

@@ -1,9 +1,10 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// RFC 8707 resource indicators and extra request parameters: what is accepted, what is refused,
 /// where each is sent, and that the profile keeps them.
@@ -11,12 +12,16 @@ import LatchkeyTesting
     let clock = VirtualClock()
 
     @Test func resourceIndicatorsMustBeAbsoluteURIsWithoutFragment() {
-        for good in ["https://api.example/v1", "https://api.example/v1?x=1", "urn:example:resource", "http://127.0.0.1:8080/",
-                     "a+b.c-d:x"] {
+        for good in [
+            "https://api.example/v1", "https://api.example/v1?x=1", "urn:example:resource", "http://127.0.0.1:8080/",
+            "a+b.c-d:x"
+        ] {
             #expect(ResourceIndicator.isValid(good), "\(good)")
         }
-        for bad in ["", "api.example/v1", "/v1", "https://api.example/v1#frag", "https://api.example/a b", ":nothing",
-                    "https:", "1https://x", "https://api.example/\u{7}", "https://ápi.example/"] {
+        for bad in [
+            "", "api.example/v1", "/v1", "https://api.example/v1#frag", "https://api.example/a b", ":nothing",
+            "https:", "1https://x", "https://api.example/\u{7}", "https://ápi.example/"
+        ] {
             #expect(!ResourceIndicator.isValid(bad), "\(bad)")
         }
     }
@@ -65,7 +70,9 @@ import LatchkeyTesting
     @Test func anInvalidTargetIsTheTokenEndpointsRefusal() async throws {
         var c = testConfiguration()
         c.resources = ["https://unknown.example/"]
-        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(400, #"{"error":"invalid_target","error_description":"Invalid Resource"}"#) }
+        let t = ScriptedTransport(clock: clock) { _, _ in
+            Reply.json(400, #"{"error":"invalid_target","error_description":"Invalid Resource"}"#)
+        }
         let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         do {
             _ = try await client.clientCredentials()
@@ -80,15 +87,20 @@ import LatchkeyTesting
         func read(_ text: String) throws -> ClientConfiguration {
             try ClientConfiguration(json: try JSONParser().parseObject(Array(text.utf8)))
         }
-        let ok = try read(#"{"issuer":"https://i","client_id":"c","resources":["https://a/"],"parameters":[{"name":"prompt","value":"login"}],"par":"never"}"#)
-        #expect(ok.resources == ["https://a/"] && ok.extraParameters == [RequestParameter(name: "prompt", value: "login")!] && ok.par == .never)
+        let ok = try read(
+            #"{"issuer":"https://i","client_id":"c","resources":["https://a/"],"parameters":[{"name":"prompt","value":"login"}],"par":"never"}"#
+        )
+        #expect(
+            ok.resources == ["https://a/"] && ok.extraParameters == [RequestParameter(name: "prompt", value: "login")!] && ok.par == .never)
         // An older profile has none of them.
         let old = try read(#"{"issuer":"https://i","client_id":"c"}"#)
         #expect(old.resources.isEmpty && old.extraParameters.isEmpty && old.par == .auto)
-        for bad in [#"{"issuer":"https://i","client_id":"c","resources":["https://a/#f"]}"#,
-                    #"{"issuer":"https://i","client_id":"c","parameters":[{"name":"state","value":"x"}]}"#,
-                    #"{"issuer":"https://i","client_id":"c","parameters":{"prompt":"x"}}"#,
-                    #"{"issuer":"https://i","client_id":"c","par":"sometimes"}"#] {
+        for bad in [
+            #"{"issuer":"https://i","client_id":"c","resources":["https://a/#f"]}"#,
+            #"{"issuer":"https://i","client_id":"c","parameters":[{"name":"state","value":"x"}]}"#,
+            #"{"issuer":"https://i","client_id":"c","parameters":{"prompt":"x"}}"#,
+            #"{"issuer":"https://i","client_id":"c","par":"sometimes"}"#
+        ] {
             #expect(throws: DocumentError.self, "\(bad)") { try read(bad) }
         }
     }

@@ -1,9 +1,10 @@
+import LatchkeyCrypto
+import LatchkeyHTTP
+import LatchkeyTesting
 import Synchronization
 import Testing
-import LatchkeyHTTP
-import LatchkeyCrypto
+
 @testable import Latchkey
-import LatchkeyTesting
 
 /// The open request pipeline: what authenticators see and change, the one retry, and transports per role.
 @Suite struct RequestPipelineTests {
@@ -119,9 +120,10 @@ import LatchkeyTesting
         let store = MemoryTokenStore(SessionTests().stored(expiresIn: 3600))
         let plain = ScriptedTransport(clock: clock) { _, _ in Reply.empty(500) }
         let revocation = ScriptedTransport(clock: clock) { _, _ in Reply.empty(200) }
-        let session = Session(configuration: testConfiguration(), store: store,
-                              transports: EndpointTransports(plain).using(revocation, for: [.revocation]),
-                              time: clock, random: CountingRandom())
+        let session = Session(
+            configuration: testConfiguration(), store: store,
+            transports: EndpointTransports(plain).using(revocation, for: [.revocation]),
+            time: clock, random: CountingRandom())
         let warnings = try await session.logout()
         #expect(warnings.isEmpty)
         #expect(revocation.sent.count == 2)

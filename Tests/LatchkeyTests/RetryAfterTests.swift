@@ -1,7 +1,8 @@
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// `Retry-After` (RFC 9110 §10.2.3) on a 429 or 503: read as delta-seconds or an HTTP-date, waited
 /// out before the next attempt, bounded by `TransientFailure.maxRetryAfter` and the operation's
@@ -18,12 +19,15 @@ import LatchkeyTesting
     static let document = Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token"}"#)
 
     func client(_ t: ScriptedTransport) throws -> TokenClient {
-        try TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
+        try TokenClient.testing(
+            configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
     }
 
     /// `body` throws `unavailable` with the server's wait.
-    func expectGivesUp(status: Int = 503, wait: Int64, at role: EndpointRole, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () async throws(LatchkeyError) -> Void) async {
+    func expectGivesUp(
+        status: Int = 503, wait: Int64, at role: EndpointRole, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws(LatchkeyError) -> Void
+    ) async {
         do {
             try await body()
             Issue.record("expected the request to give up", sourceLocation: sourceLocation)
@@ -44,8 +48,10 @@ import LatchkeyTesting
         #expect(TransientFailure.retryAfter(Self.busy(" 0 ", status: 429), now: now) == 0)
         // An HTTP-date counts from the answer's own Date, so a local clock that is off does not matter.
         let serverNow = now.addingTimeInterval(-3600)
-        #expect(TransientFailure.retryAfter(Self.busy(HTTPDate.format(serverNow.addingTimeInterval(30)), date: HTTPDate.format(serverNow)),
-                                            now: now) == 30)
+        #expect(
+            TransientFailure.retryAfter(
+                Self.busy(HTTPDate.format(serverNow.addingTimeInterval(30)), date: HTTPDate.format(serverNow)),
+                now: now) == 30)
         // Without a Date, from now; a date already past asks for no wait.
         #expect(TransientFailure.retryAfter(Self.busy(HTTPDate.format(now.addingTimeInterval(45))), now: now) == 45)
         #expect(TransientFailure.retryAfter(Self.busy(HTTPDate.format(now.addingTimeInterval(-45))), now: now) == 0)
@@ -66,7 +72,8 @@ import LatchkeyTesting
 
     @Test(arguments: [429, 503])
     func theWaitReplacesTheQuickPause(_ status: Int) async throws {
-        let t = ScriptedTransport(clock: clock, script: [.reply(Self.busy("7", status: status)), .reply(Self.busy("13", status: status)), .reply(Self.document)])
+        let t = ScriptedTransport(
+            clock: clock, script: [.reply(Self.busy("7", status: status)), .reply(Self.busy("13", status: status)), .reply(Self.document)])
         _ = try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t, time: clock)
         #expect(clock.sleeps == [7, 13])
         #expect(t.sent.count == 3)
@@ -93,7 +100,8 @@ import LatchkeyTesting
     func aWaitPastTheCapGivesUpAtOnce(_ status: Int) async throws {
         let t = ScriptedTransport(clock: clock, script: [.reply(Self.busy("61", status: status))])
         let c = try client(t)
-        await expectGivesUp(status: status, wait: 61, at: .token) { () throws(LatchkeyError) in _ = try await c.refresh(refreshToken: "rt") }
+        await expectGivesUp(status: status, wait: 61, at: .token) { () throws(LatchkeyError) in _ = try await c.refresh(refreshToken: "rt")
+        }
         #expect(t.sent.count == 1 && clock.sleeps.isEmpty)
     }
 
@@ -130,8 +138,12 @@ import LatchkeyTesting
 
     /// Polling keeps its interval and backoff, and waits at least what the server asks.
     @Test func pollingWaitsAtLeastTheServersWait() async throws {
-        let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(Self.busy("30")),
-                                                         .reply(DeviceFlowTests.token)])
+        let t = ScriptedTransport(
+            clock: clock,
+            script: [
+                .reply(DeviceFlowTests.standardDevice), .reply(Self.busy("30")),
+                .reply(DeviceFlowTests.token)
+            ])
         let flow = DeviceAuthorizationFlow(client: try client(t), time: clock, random: CountingRandom())
         _ = try await flow.run()
         let polls = t.sent(to: "/token").map(\.at)
@@ -141,8 +153,12 @@ import LatchkeyTesting
 
     /// A short wait under the backoff does not shorten it.
     @Test func pollingNeverPollsSoonerThanItsBackoff() async throws {
-        let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(Self.busy("1")),
-                                                         .reply(DeviceFlowTests.token)])
+        let t = ScriptedTransport(
+            clock: clock,
+            script: [
+                .reply(DeviceFlowTests.standardDevice), .reply(Self.busy("1")),
+                .reply(DeviceFlowTests.token)
+            ])
         let flow = DeviceAuthorizationFlow(client: try client(t), time: clock, random: CountingRandom())
         _ = try await flow.run()
         let polls = t.sent(to: "/token").map(\.at)
@@ -153,9 +169,11 @@ import LatchkeyTesting
         for (retryAfter, timeout) in [("61", nil), ("30", 20.0 as Double?)] {
             let clock = VirtualClock()
             let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(Self.busy(retryAfter))])
-            let c = try TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
+            let c = try TokenClient.testing(
+                configuration: testConfiguration(), metadata: testMetadata(), transport: t, time: clock, random: CountingRandom())
             let flow = DeviceAuthorizationFlow(client: c, time: clock, random: CountingRandom())
-            await expectGivesUp(wait: Int64(retryAfter)!, at: .token) { () throws(LatchkeyError) in _ = try await flow.run(timeout: timeout) }
+            await expectGivesUp(wait: Int64(retryAfter)!, at: .token) { () throws(LatchkeyError) in _ = try await flow.run(timeout: timeout)
+            }
             #expect(t.sent(to: "/token").count == 1)
         }
     }
@@ -163,7 +181,8 @@ import LatchkeyTesting
     /// A `slow_down` keeps its own rule (RFC 8628 §3.5) even on a 429 with `Retry-After`.
     @Test func slowDownKeepsItsRule() async throws {
         let slowDown = Reply.json(429, #"{"error":"slow_down"}"#, headers: [("Retry-After", "50")])
-        let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(slowDown), .reply(DeviceFlowTests.token)])
+        let t = ScriptedTransport(
+            clock: clock, script: [.reply(DeviceFlowTests.standardDevice), .reply(slowDown), .reply(DeviceFlowTests.token)])
         let flow = DeviceAuthorizationFlow(client: try client(t), time: clock, random: CountingRandom())
         _ = try await flow.run()
         let polls = t.sent(to: "/token").map(\.at)

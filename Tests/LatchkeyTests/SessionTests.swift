@@ -1,25 +1,29 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct SessionTests {
     let clock = VirtualClock()
 
     func stored(expiresIn: Double, refreshToken: String? = "rt-1", idToken: String? = "id-old", claims: String? = nil) -> StoredSession {
         let now = clock.now()
-        return StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                             token: Token(accessToken: "at-1", refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn),
-                                          scope: "openid offline_access", idToken: idToken),
-                             subject: "user-1", idTokenClaimsJSON: claims ?? #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client"}"#,
-                             metadata: testMetadata(), createdAt: now, updatedAt: now)
+        return StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(
+                accessToken: "at-1", refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn),
+                scope: "openid offline_access", idToken: idToken),
+            subject: "user-1", idTokenClaimsJSON: claims ?? #"{"iss":"https://idp.example","sub":"user-1","aud":"device-client"}"#,
+            metadata: testMetadata(), createdAt: now, updatedAt: now)
     }
 
     func session(_ store: any TokenStore, _ transport: ScriptedTransport, keySet: (any KeySet)? = nil) -> Session {
-        Session(configuration: testConfiguration(), store: store, transport: transport, time: clock, random: CountingRandom(),
-                keySet: keySet)
+        Session(
+            configuration: testConfiguration(), store: store, transport: transport, time: clock, random: CountingRandom(),
+            keySet: keySet)
     }
 
     /// A token endpoint that rotates: each refresh returns at-N / rt-N, after a real (short) delay so
@@ -29,7 +33,8 @@ import LatchkeyTesting
             guard r.url.path == "/token" else { return Reply.empty(404) }
             try await Task.sleep(nanoseconds: 20_000_000)
             let n = index + 2
-            return Reply.json(200, #"{"access_token":"at-\#(n)","token_type":"bearer","expires_in":3600,"refresh_token":"rt-\#(n)"\#(extra)}"#)
+            return Reply.json(
+                200, #"{"access_token":"at-\#(n)","token_type":"bearer","expires_in":3600,"refresh_token":"rt-\#(n)"\#(extra)}"#)
         }
     }
 
@@ -44,7 +49,9 @@ import LatchkeyTesting
     }
 
     @Test func notSignedInIsExit3() async {
-        await expectError(category: .signInRequired, code: "not_signed_in") { try await session(MemoryTokenStore(), rotatingServer()).validToken() }
+        await expectError(category: .signInRequired, code: "not_signed_in") {
+            try await session(MemoryTokenStore(), rotatingServer()).validToken()
+        }
     }
 
     @Test func storageFailureIsExit9() async {
@@ -52,7 +59,7 @@ import LatchkeyTesting
     }
 
     @Test func expiringTokenIsRefreshedAndRotationSavedBeforeReturn() async throws {
-        let store = MemoryTokenStore(stored(expiresIn: 30))   // inside the 60 s margin
+        let store = MemoryTokenStore(stored(expiresIn: 30))  // inside the 60 s margin
         let t = rotatingServer()
         let token = try await session(store, t).validToken(minTTL: 60)
         #expect(token.accessToken == "at-2")
@@ -71,7 +78,8 @@ import LatchkeyTesting
 
     @Test func refreshWithoutRefreshTokenKeepsTheOldOne() async throws {
         let store = MemoryTokenStore(stored(expiresIn: 0))
-        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":60}"#) }
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(200, #"{"access_token":"at-2","token_type":"Bearer","expires_in":60}"#)
+        }
         _ = try await session(store, t).validToken()
         #expect(store.session?.token.refreshToken == "rt-1")
         #expect(store.session?.token.accessToken == "at-2")
@@ -112,7 +120,7 @@ import LatchkeyTesting
     }
 
     @Test func unreachableServerWithAStillValidTokenReturnsIt() async throws {
-        let store = MemoryTokenStore(stored(expiresIn: 30))   // inside the margin, not yet expired
+        let store = MemoryTokenStore(stored(expiresIn: 30))  // inside the margin, not yet expired
         let t = ScriptedTransport(clock: clock) { _, _ in throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
         let token = try await session(store, t).validToken(minTTL: 60)
         #expect(token.accessToken == "at-1")
@@ -194,7 +202,7 @@ import LatchkeyTesting
             return Reply.empty(200)
         }
         let refreshing = session(store, t)
-        let loggingOut = session(store, t)   // another process
+        let loggingOut = session(store, t)  // another process
         let refresh = Task { try await refreshing.validToken() }
         while t.sent(to: "/token").isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
         let warnings = try await loggingOut.logout()
@@ -271,7 +279,10 @@ import LatchkeyTesting
         return ScriptedTransport(clock: clock) { r, _ in
             switch r.url.path {
             case "/.well-known/openid-configuration":
-                return Reply.json(200, #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","authorization_endpoint":"https://idp.example/authorize","jwks_uri":"https://idp.example/jwks","id_token_signing_alg_values_supported":["ES256"]}"#)
+                return Reply.json(
+                    200,
+                    #"{"issuer":"https://idp.example","token_endpoint":"https://idp.example/token","device_authorization_endpoint":"https://idp.example/device","authorization_endpoint":"https://idp.example/authorize","jwks_uri":"https://idp.example/jwks","id_token_signing_alg_values_supported":["ES256"]}"#
+                )
             case "/device":
                 return DeviceFlowTests.standardDevice
             case "/jwks":
@@ -280,7 +291,10 @@ import LatchkeyTesting
                 let id = try idp.sign(idTokenClaims(clock.now()))
                 let at = "access-xyz"
                 _ = at
-                return Reply.json(200, #"{"access_token":"access-xyz","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid offline_access","id_token":"\#(id)"}"#)
+                return Reply.json(
+                    200,
+                    #"{"access_token":"access-xyz","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid offline_access","id_token":"\#(id)"}"#
+                )
             default:
                 return Reply.empty(404)
             }
@@ -289,7 +303,9 @@ import LatchkeyTesting
 
     @Test func deviceSignInVerifiesAndSaves() async throws {
         let idp = try TestIssuer()
-        let t = provider(idp) { TestIssuer.claims(now: $0, extra: [("at_hash", .string(AccessTokenHash.compute(accessToken: "access-xyz", algorithm: .es256)))]) }
+        let t = provider(idp) {
+            TestIssuer.claims(now: $0, extra: [("at_hash", .string(AccessTokenHash.compute(accessToken: "access-xyz", algorithm: .es256)))])
+        }
         let store = MemoryTokenStore()
         let events = EventLog()
         let saved = try await session(store, t).signIn(flow: .device, events: events.record)
@@ -318,13 +334,15 @@ import LatchkeyTesting
         let nonceBox = Box()
         let t = provider(idp) { TestIssuer.claims(now: $0, nonce: nonceBox.value) }
         let store = MemoryTokenStore()
-        let saved = try await session(store, t).signIn(flow: .paste, pasteReader: {
-            // The user approves in a browser and pastes the URL it was sent to.
-            let url = try #require(events.authorizationURL)
-            let q = Dictionary(FormURLEncoding.decode(url.query ?? ""), uniquingKeysWith: { a, _ in a })
-            nonceBox.value = q["nonce"]
-            return "http://127.0.0.1:53682/callback?code=the-code&state=\(q["state"]!)&iss=https%3A%2F%2Fidp.example"
-        }, events: events.record)
+        let saved = try await session(store, t).signIn(
+            flow: .paste,
+            pasteReader: {
+                // The user approves in a browser and pastes the URL it was sent to.
+                let url = try #require(events.authorizationURL)
+                let q = Dictionary(FormURLEncoding.decode(url.query ?? ""), uniquingKeysWith: { a, _ in a })
+                nonceBox.value = q["nonce"]
+                return "http://127.0.0.1:53682/callback?code=the-code&state=\(q["state"]!)&iss=https%3A%2F%2Fidp.example"
+            }, events: events.record)
         #expect(saved.subject == "user-1")
         let exchange = try #require(t.sent(to: "/token").first)
         #expect(exchange.form["code"] == "the-code")

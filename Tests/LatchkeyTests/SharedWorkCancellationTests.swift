@@ -1,10 +1,11 @@
 import FoundationEssentials
-import Synchronization
-import Testing
 import LatchkeyHTTP
 import LatchkeyJOSE
-@testable import Latchkey
 import LatchkeyTesting
+import Synchronization
+import Testing
+
+@testable import Latchkey
 
 /// Cancellation of a caller reaches the work it shares with others (Session's single-flight
 /// refresh, RemoteKeySet's JWKS fetch) when no other caller still wants the result, and a cancelled
@@ -54,9 +55,10 @@ import LatchkeyTesting
 
     func stored() -> StoredSession {
         let now = clock.now()
-        return StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                             token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now.addingTimeInterval(3600)),
-                             subject: "user-1", idTokenClaimsJSON: nil, metadata: testMetadata(), createdAt: now, updatedAt: now)
+        return StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now.addingTimeInterval(3600)),
+            subject: "user-1", idTokenClaimsJSON: nil, metadata: testMetadata(), createdAt: now, updatedAt: now)
     }
 
     func session(_ store: MemoryTokenStore, _ server: StallingServer) -> Session {
@@ -70,8 +72,10 @@ import LatchkeyTesting
     }
 
     /// Cancels `task` and expects it back within `limit` seconds with `LatchkeyError.cancelled`.
-    func expectPromptCancellation<T>(_ task: Task<T, any Error>, within limit: Double = SharedWorkCancellationTests.prompt,
-                                     sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectPromptCancellation<T>(
+        _ task: Task<T, any Error>, within limit: Double = SharedWorkCancellationTests.prompt,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
@@ -105,8 +109,8 @@ import LatchkeyTesting
         let impatient = Task { try await s.validToken(forceRefresh: true) }
         try await server.waitForRequests()
         let patient = Task { try await s.validToken(forceRefresh: true) }
-        try await Task.sleep(nanoseconds: 50_000_000)   // the second caller has joined the refresh in flight
-        await expectPromptCancellation(impatient, within: 0.4)   // sooner than the refresh's answer
+        try await Task.sleep(nanoseconds: 50_000_000)  // the second caller has joined the refresh in flight
+        await expectPromptCancellation(impatient, within: 0.4)  // sooner than the refresh's answer
         // The other caller still gets the one refresh's token, and the request was never cancelled.
         #expect(try await patient.value.accessToken == "at-2")
         #expect(server.transport.sent.count == 1)

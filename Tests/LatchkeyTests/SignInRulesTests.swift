@@ -1,7 +1,7 @@
-import Testing
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyTesting
+import Testing
 
 /// The rules about which settings go together belong to the library: `problems(for:given:)`
 /// returns them as data, and `Session.signIn` refuses with the first before sending anything, so a
@@ -14,11 +14,14 @@ import LatchkeyTesting
         ScriptedTransport(clock: clock) { _, _ in Reply.json(200, #"{"issuer":"https://idp.example"}"#) }
     }
 
-    func refusal(_ configuration: ClientConfiguration, flow: LoginFlow, secret: String? = nil,
-                 backchannel: BackchannelAuthenticationRequest? = nil) async -> (ConfigurationProblem?, Int) {
+    func refusal(
+        _ configuration: ClientConfiguration, flow: LoginFlow, secret: String? = nil,
+        backchannel: BackchannelAuthenticationRequest? = nil
+    ) async -> (ConfigurationProblem?, Int) {
         let t = server()
-        let session = Session(configuration: configuration, store: MemoryTokenStore(), transport: t, time: clock,
-                              random: CountingRandom(), clientSecret: secret)
+        let session = Session(
+            configuration: configuration, store: MemoryTokenStore(), transport: t, time: clock,
+            random: CountingRandom(), clientSecret: secret)
         do {
             _ = try await session.signIn(flow: flow, backchannel: backchannel)
             return (nil, t.sent.count)
@@ -30,8 +33,9 @@ import LatchkeyTesting
 
     @Test func cibaNeedsClientAuthenticationAndNothingIsSent() async throws {
         let hint = try BackchannelAuthenticationRequest(loginHint: "alice")
-        let (problem, sent) = await refusal(ClientConfiguration(issuer: "https://idp.example", clientID: "c"), flow: .ciba,
-                                            backchannel: hint)
+        let (problem, sent) = await refusal(
+            ClientConfiguration(issuer: "https://idp.example", clientID: "c"), flow: .ciba,
+            backchannel: hint)
         #expect(problem == .backchannelNeedsClientAuthentication)
         #expect(sent == 0)
         let confidential = ClientConfiguration(issuer: "https://idp.example", clientID: "c", authMethod: .clientSecretBasic)
@@ -56,13 +60,18 @@ import LatchkeyTesting
         c.endpoints.token = "http://127.0.0.1:8080/token"
         c.redirectURI = "http://127.0.0.1:8400/cb#top"
         (problem, sent) = await refusal(c, flow: .paste)
-        #expect(problem == .unusableRedirectURI("http://127.0.0.1:8400/cb#top",
-                                                reason: "the redirect URI must be an absolute URI without fragment"))
+        #expect(
+            problem
+                == .unusableRedirectURI(
+                    "http://127.0.0.1:8400/cb#top",
+                    reason: "the redirect URI must be an absolute URI without fragment"))
         #expect(sent == 0)
         let issuer = ClientConfiguration(issuer: "https://idp.example/.well-known/openid-configuration", clientID: "c")
-        #expect(issuer.problems(for: .device, given: SignInMaterials())
+        #expect(
+            issuer.problems(for: .device, given: SignInMaterials())
                 == [.discoveryURLAsIssuer(given: issuer.issuer, issuer: "https://idp.example")])
-        #expect(ClientConfiguration(issuer: "http://idp.example", clientID: "c").problems(for: .device, given: SignInMaterials())
+        #expect(
+            ClientConfiguration(issuer: "http://idp.example", clientID: "c").problems(for: .device, given: SignInMaterials())
                 == [.unusableIssuer("http://idp.example")])
     }
 
@@ -70,12 +79,14 @@ import LatchkeyTesting
     @Test func problemsAreData() {
         var c = ClientConfiguration(issuer: "https://idp.example", clientID: "c", authMethod: .tlsClientAuth, dpop: .never)
         c.resources = ["not a uri"]
-        #expect(c.problems(for: .ciba, given: SignInMaterials()) == [
-            .unusableResource("not a uri"), .missingClientCertificate(method: .tlsClientAuth), .missingLoginHint,
-        ])
+        #expect(
+            c.problems(for: .ciba, given: SignInMaterials()) == [
+                .unusableResource("not a uri"), .missingClientCertificate(method: .tlsClientAuth), .missingLoginHint
+            ])
         let offline = ClientConfiguration(issuer: "https://idp.example", clientID: "c", dpop: .never)
         #expect(offline.problems(for: .device, given: SignInMaterials(offlineAccess: .requireDPoP)) == [.offlineAccessWithoutDPoP])
-        #expect(offline.problems(for: .clientCredentials, given: SignInMaterials(offlineAccess: .requireDPoP))
+        #expect(
+            offline.problems(for: .clientCredentials, given: SignInMaterials(offlineAccess: .requireDPoP))
                 == [.clientCredentialsNeedClientAuthentication])
         var par = ClientConfiguration(issuer: "https://idp.example", clientID: "c")
         par.par = .never

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import Latchkey
 
 /// The rules of `SingleFlight` on their own: shared work, prompt cancellation of a waiter, the work
@@ -47,7 +48,7 @@ import Testing
         let (a, b) = try await twoWaiters(flight, gate)
         gate.open.withLock { $0 = true }
         #expect(try await a.value == 1)
-        #expect(try await b.value == 1)   // joined the first run, never started its own
+        #expect(try await b.value == 1)  // joined the first run, never started its own
         #expect(gate.starts.withLock { $0 } == 1)
     }
 

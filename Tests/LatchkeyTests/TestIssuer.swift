@@ -1,9 +1,10 @@
-import LatchkeyHTTP
 import FoundationEssentials
 import LatchkeyCrypto
-@testable import LatchkeyJOSE
-@testable import Latchkey
+import LatchkeyHTTP
 import LatchkeyTesting
+
+@testable import Latchkey
+@testable import LatchkeyJOSE
 
 /// A fake OpenID provider's signing side: real ES256 keys, a JWKS document, and signed ID tokens.
 struct TestIssuer: Sendable {
@@ -27,8 +28,10 @@ struct TestIssuer: Sendable {
     /// Standard valid claims at `now`.
     static func claims(now: Timestamp, nonce: String? = nil, extra: [(String, JSONValue)] = []) -> JSONObject {
         let t = Int64(now.timeIntervalSince1970)
-        var o = JSONObject([("iss", .string(issuer)), ("sub", "user-1"), ("aud", .string(clientID)),
-                            ("exp", .integer(t + 600)), ("iat", .integer(t))])
+        var o = JSONObject([
+            ("iss", .string(issuer)), ("sub", "user-1"), ("aud", .string(clientID)),
+            ("exp", .integer(t + 600)), ("iat", .integer(t))
+        ])
         if let nonce { o["nonce"] = .string(nonce) }
         for (k, v) in extra { o[k] = v }
         return o

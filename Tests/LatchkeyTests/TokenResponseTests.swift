@@ -1,12 +1,14 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite struct TokenResponseTests {
     @Test func parsesJSONToken() throws {
-        let r = TokenResponse.parse(Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid"}"#))
+        let r = TokenResponse.parse(
+            Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid"}"#))
         guard case .token(let t) = r else { Issue.record("not a token: \(r)"); return }
         #expect(t.accessToken == "at")
         #expect(t.refreshToken == "rt")
@@ -22,7 +24,8 @@ import LatchkeyTesting
     }
 
     @Test func expiresInAsString() {
-        guard case .token(let t) = TokenResponse.parse(Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":"120"}"#)) else {
+        guard case .token(let t) = TokenResponse.parse(Reply.json(200, #"{"access_token":"at","token_type":"Bearer","expires_in":"120"}"#))
+        else {
             Issue.record("not a token"); return
         }
         #expect(t.expiresIn == 120)

@@ -1,8 +1,9 @@
 import FoundationEssentials
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// What a token response may carry: RFC 6749 §A.12–A.13 (tokens are VSCHAR, %x20-7E) and §7.1
 /// (a token type the client does not understand must not be used).
@@ -14,8 +15,10 @@ import LatchkeyTesting
 
     /// JSON-escaped access tokens that are not VSCHAR: CR LF (header injection), ESC, DEL, NUL, a tab,
     /// a C1 control and non-ASCII.
-    static let badTokens = [#"AT\r\nX-Injected: 1"#, #"AT\u001b[8m"#, #"AT\u007f"#, #"AT\u0000"#, #"AT\tX"#,
-                            #"AT\u0085"#, "ATé"]
+    static let badTokens = [
+        #"AT\r\nX-Injected: 1"#, #"AT\u001b[8m"#, #"AT\u007f"#, #"AT\u0000"#, #"AT\tX"#,
+        #"AT\u0085"#, "ATé"
+    ]
 
     @Test(arguments: badTokens)
     func accessTokenOutsideVSCHARIsMalformed(token: String) {
@@ -71,7 +74,8 @@ import LatchkeyTesting
 
     @Test func codeExchangeAndRefreshReportAProtocolViolation() async {
         let t = ScriptedTransport { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
-        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try! TokenClient.testing(
+            configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
         await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await client.exchangeCode("c", redirectURI: "http://127.0.0.1/cb", verifier: "v")
         }
@@ -81,7 +85,8 @@ import LatchkeyTesting
     @Test func deviceLoginEndsWithAProtocolViolation() async {
         let clock = VirtualClock()
         let t = PollScript([Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#)]).transport(clock: clock)
-        let client = try! TokenClient.testing(configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
+        let client = try! TokenClient.testing(
+            configuration: testConfiguration(), metadata: testMetadata(), transport: t, random: CountingRandom())
         await expectError(category: .protocolViolation, code: "protocol_violation") {
             try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).run()
         }
@@ -90,9 +95,10 @@ import LatchkeyTesting
     @Test func refreshWithAnInjectedAccessTokenKeepsTheStoredSession() async throws {
         let clock = VirtualClock()
         let now = clock.now()
-        let stored = StoredSession(profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
-                                   token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now),
-                                   subject: nil, idTokenClaimsJSON: nil, metadata: testMetadata(), createdAt: now, updatedAt: now)
+        let stored = StoredSession(
+            profile: "default", issuer: TestIssuer.issuer, clientID: TestIssuer.clientID,
+            token: Token(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now),
+            subject: nil, idTokenClaimsJSON: nil, metadata: testMetadata(), createdAt: now, updatedAt: now)
         let store = MemoryTokenStore(stored)
         let t = ScriptedTransport(clock: clock) { _, _ in Self.reply(#""access_token":"AT\r\nX-Injected: 1","token_type":"Bearer""#) }
         let session = Session(configuration: testConfiguration(), store: store, transport: t, time: clock, random: CountingRandom())

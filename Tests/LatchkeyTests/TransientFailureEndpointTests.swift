@@ -1,7 +1,8 @@
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// Every endpoint walked with a provider that keeps failing, a 503 to every request or a
 /// connection reset on every request: the same rule (`TransientFailure`) decides how often each is
@@ -28,8 +29,10 @@ import LatchkeyTesting
     }
 
     /// `body` throws the reading of `failure` at `role`.
-    func expectReading(_ failure: Failure, at role: EndpointRole, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () async throws(LatchkeyError) -> Void) async {
+    func expectReading(
+        _ failure: Failure, at role: EndpointRole, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws(LatchkeyError) -> Void
+    ) async {
         do {
             try await body()
             Issue.record("expected a failure at \(role)", sourceLocation: sourceLocation)
@@ -47,10 +50,13 @@ import LatchkeyTesting
         }
     }
 
-    func client(_ t: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
-                authMethod: ClientAuthMethod = .none) throws -> TokenClient {
-        try TokenClient.testing(configuration: testConfiguration(authMethod: authMethod), metadata: metadata, transport: t,
-                        clientSecret: authMethod == .none ? nil : "s3cret", time: clock, random: CountingRandom())
+    func client(
+        _ t: ScriptedTransport, metadata: ProviderMetadata = testMetadata(),
+        authMethod: ClientAuthMethod = .none
+    ) throws -> TokenClient {
+        try TokenClient.testing(
+            configuration: testConfiguration(authMethod: authMethod), metadata: metadata, transport: t,
+            clientSecret: authMethod == .none ? nil : "s3cret", time: clock, random: CountingRandom())
     }
 
     /// Three attempts, 1 s then 2 s apart.
@@ -164,8 +170,9 @@ import LatchkeyTesting
     @Test(arguments: Failure.allCases)
     func pushedAuthorizationIsNotRetried(_ failure: Failure) async throws {
         let t = failing(failure)
-        let flow = AuthorizationCodeFlow(client: try client(t, metadata: PushedAuthorizationTests.parMetadata()),
-                                         random: CountingRandom(), time: clock)
+        let flow = AuthorizationCodeFlow(
+            client: try client(t, metadata: PushedAuthorizationTests.parMetadata()),
+            random: CountingRandom(), time: clock)
         await expectReading(failure, at: .pushedAuthorization) { () throws(LatchkeyError) in
             _ = try await flow.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         }
@@ -178,8 +185,10 @@ import LatchkeyTesting
     @Test(arguments: Failure.allCases)
     func backchannelAuthentication(_ failure: Failure) async throws {
         let t = failing(failure)
-        let flow = BackchannelAuthenticationFlow(client: try client(t, metadata: BackchannelAuthenticationTests.metadata(),
-                                                                    authMethod: .clientSecretBasic), time: clock)
+        let flow = BackchannelAuthenticationFlow(
+            client: try client(
+                t, metadata: BackchannelAuthenticationTests.metadata(),
+                authMethod: .clientSecretBasic), time: clock)
         let request = try BackchannelAuthenticationRequest(loginHint: BackchannelAuthenticationTests.hint)
         await expectReading(failure, at: .backchannelAuthentication) { () throws(LatchkeyError) in
             _ = try await flow.start(request)
@@ -198,8 +207,10 @@ import LatchkeyTesting
             if index < 2 { throw HTTPError.connectFailed(host: "idp.example", port: 443, reason: "refused") }
             return BackchannelAuthenticationTests.started
         }
-        let flow = BackchannelAuthenticationFlow(client: try client(t, metadata: BackchannelAuthenticationTests.metadata(),
-                                                                    authMethod: .clientSecretBasic), time: clock)
+        let flow = BackchannelAuthenticationFlow(
+            client: try client(
+                t, metadata: BackchannelAuthenticationTests.metadata(),
+                authMethod: .clientSecretBasic), time: clock)
         let pending = try await flow.start(try BackchannelAuthenticationRequest(loginHint: BackchannelAuthenticationTests.hint))
         #expect(pending.response.authRequestID == "req-1")
         expectQuickRetries(t)

@@ -1,7 +1,8 @@
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// One transient-failure rule (`TransientFailure`), and every place that retries or rides out a
 /// failure agreeing with it: the device authorization request, the JWKS, discovery and refresh
@@ -48,7 +49,8 @@ import LatchkeyTesting
     /// A final answer (404) goes to the next candidate at once: no pause, one request each.
     @Test func discoveryDoesNotRetryA404() async throws {
         let t = ScriptedTransport(clock: clock) { r, _ in
-            r.url.path.hasPrefix("/.well-known/openid-configuration") ? Reply.json(404, "{}") : Reply.json(200, document("https://idp.example"))
+            r.url.path.hasPrefix("/.well-known/openid-configuration")
+                ? Reply.json(404, "{}") : Reply.json(200, document("https://idp.example"))
         }
         _ = try await ProviderDiscovery.discover(issuer: "https://idp.example", transport: t, time: clock)
         #expect(t.sent.count == 2)

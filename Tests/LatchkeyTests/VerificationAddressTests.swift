@@ -1,7 +1,8 @@
-import Testing
 import LatchkeyHTTP
-@testable import Latchkey
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 /// Issue 12: the addresses a person is sent to, and the one loopback rule.
 @Suite struct VerificationAddressTests {
@@ -16,9 +17,11 @@ import LatchkeyTesting
         #expect(try parse(uri: uri, complete: uri + "?user_code=U").verificationURI == uri)
     }
 
-    @Test(arguments: ["http://phish.example/device", "javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd",
-                      "http://127.0.0.1.nip.io/device", "http://127.attacker.example/", "https://idp.example/\\u001b[8m",
-                      "https://idp.example/\\u009b", "https://idp.example/a b", "ftp://idp.example/"])
+    @Test(arguments: [
+        "http://phish.example/device", "javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd",
+        "http://127.0.0.1.nip.io/device", "http://127.attacker.example/", "https://idp.example/\\u001b[8m",
+        "https://idp.example/\\u009b", "https://idp.example/a b", "ftp://idp.example/"
+    ])
     func otherAddressesAreProtocolViolations(uri: String) {
         for (v, c) in [(uri, nil), ("https://idp.example/device", uri)] as [(String, String?)] {
             do {

@@ -69,7 +69,7 @@ public final class ChildProcess: Sendable {
         var stderrFD: Int32
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []
-        var linesConsumed = 0          // bytes of stdout already returned by nextLine
+        var linesConsumed = 0  // bytes of stdout already returned by nextLine
         var status: (code: Int32?, signal: Int32?)? = nil
     }
 
@@ -81,9 +81,11 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts `executable` with `arguments` and exactly `environment` (nothing is inherited implicitly).
-    public static func spawn(_ executable: String, _ arguments: [String],
-                             environment: [String: String],
-                             stdin: StandardInput = .null) throws(SpawnError) -> ChildProcess {
+    public static func spawn(
+        _ executable: String, _ arguments: [String],
+        environment: [String: String],
+        stdin: StandardInput = .null
+    ) throws(SpawnError) -> ChildProcess {
         // A test writing to a child that already exited must get EPIPE, not die.
         signal(SIGPIPE, SIG_IGN)
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1], inPipe: [Int32] = [-1, -1]
@@ -134,8 +136,9 @@ public final class ChildProcess: Sendable {
             if inPipe[1] >= 0 { close(inPipe[1]) }
             throw SpawnError(code: rc, executable: executable)
         }
-        let child = ChildProcess(pid: pid, executable: executable, stdinFD: inPipe[1],
-                                 stdoutFD: outPipe[0], stderrFD: errPipe[0])
+        let child = ChildProcess(
+            pid: pid, executable: executable, stdinFD: inPipe[1],
+            stdoutFD: outPipe[0], stderrFD: errPipe[0])
         if case .bytes(let bytes) = stdin {
             child.write(bytes)
             child.closeStandardInput()
@@ -227,8 +230,9 @@ public final class ChildProcess: Sendable {
         let elapsed = ContinuousClock.now - start
         return io.withLock { state in
             closeAll(&state)
-            return ProcessResult(exitCode: state.status?.code, terminatingSignal: state.status?.signal,
-                                 timedOut: timedOut, stdout: state.stdout, stderr: state.stderr, elapsed: elapsed)
+            return ProcessResult(
+                exitCode: state.status?.code, terminatingSignal: state.status?.signal,
+                timedOut: timedOut, stdout: state.stdout, stderr: state.stderr, elapsed: elapsed)
         }
     }
 

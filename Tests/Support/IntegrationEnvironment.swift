@@ -1,4 +1,5 @@
 import Testing
+
 /// The test IdP as started by Tests/run-all.sh (Tests/Harness/idp/start-idp.sh writes these
 /// `LATCHKEY_IT_*` variables to `<state>/env.sh`).
 public struct IntegrationEnvironment: Sendable {
@@ -48,8 +49,9 @@ public struct IntegrationEnvironment: Sendable {
 
     /// Approves `userCode` at `issuer` as a person would (Tests/Harness/idp/approve.py).
     public func approve(userCode: String, issuer: String) throws -> ProcessResult {
-        try ProcessRunner.run(python, [approveScript, userCode, "--issuer", issuer, "--ca-file", caFile],
-                              timeout: .seconds(30))
+        try ProcessRunner.run(
+            python, [approveScript, userCode, "--issuer", issuer, "--ca-file", caFile],
+            timeout: .seconds(30))
     }
 
     /// Plays the browser for an authorization URL; delivers the redirect to the loopback listener.
@@ -57,4 +59,3 @@ public struct IntegrationEnvironment: Sendable {
         try ProcessRunner.run(python, [browserScript, authorizationURL, "--ca-file", caFile], timeout: .seconds(30))
     }
 }
-

@@ -15,9 +15,11 @@ public enum LatchkeyBinary {
     /// Beside the test executable first: "newest of any build folder" once picked an
     /// AddressSanitizer build (`.build-asan`) made a minute earlier, whose shadow memory failed the
     /// streaming test's memory bound (151 MiB peak against a 16 MiB baseline).
-    public static func locate(environment: [String: String] = HostEnvironment.current,
-                              root: String = PackagePaths.root(),
-                              testExecutable: String? = currentExecutable()) throws(NotFound) -> String {
+    public static func locate(
+        environment: [String: String] = HostEnvironment.current,
+        root: String = PackagePaths.root(),
+        testExecutable: String? = currentExecutable()
+    ) throws(NotFound) -> String {
         if let explicit = environment["LATCHKEY_BIN"], !explicit.isEmpty {
             guard access(explicit, X_OK) == 0 else {
                 throw NotFound(description: "LATCHKEY_BIN=\(explicit) is not an executable file")
@@ -34,7 +36,8 @@ public enum LatchkeyBinary {
                 let candidate = "\(root)/\(entry)/\(config)/latchkey"
                 var info = stat()
                 if stat(candidate, &info) == 0, access(candidate, X_OK) == 0,
-                   (info.st_mode & S_IFMT) == S_IFREG, info.st_mtim.tv_sec > best.mtime {
+                    (info.st_mode & S_IFMT) == S_IFREG, info.st_mtim.tv_sec > best.mtime
+                {
                     best = (candidate, info.st_mtim.tv_sec)
                 }
             }

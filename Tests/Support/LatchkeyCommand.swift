@@ -1,4 +1,5 @@
 import Testing
+
 /// Runs the built `latchkey` binary with an isolated state directory.
 ///
 /// Each test gets its own state dir (so profiles, keys and locks never leak between tests) and
@@ -29,8 +30,9 @@ public struct LatchkeyCommand: Sendable {
 
     /// Runs `latchkey ARGS` to completion.
     public func run(_ arguments: [String], stdin: [UInt8]? = nil, timeout: Duration = .seconds(60)) throws -> ProcessResult {
-        try ProcessRunner.run(binary, ["--state-dir", stateDirectory] + arguments, environment: environment,
-                              stdin: stdin, timeout: timeout)
+        try ProcessRunner.run(
+            binary, ["--state-dir", stateDirectory] + arguments, environment: environment,
+            stdin: stdin, timeout: timeout)
     }
 
     /// Starts `latchkey ARGS` and returns at once, for tests that read its output as it comes.

@@ -16,8 +16,9 @@ public enum QRImageDecoder {
     }
 
     private static func tool(_ path: String, package: String) throws -> String {
-        try Requirement.requireOrSkip(access(path, X_OK) == 0 ? path : nil,
-                                      "\(path) is not installed (apt-get install \(package))")
+        try Requirement.requireOrSkip(
+            access(path, X_OK) == 0 ? path : nil,
+            "\(path) is not installed (apt-get install \(package))")
     }
 
     /// Runs zbarimg on `file`, QR symbology only; the result's stdout is the raw text and a newline.

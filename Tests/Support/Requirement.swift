@@ -13,9 +13,11 @@ public struct RequirementMissing: Error, CustomStringConvertible, Sendable {
 public enum Requirement {
     /// Returns `value` when present; otherwise fails (CI) or skips (local) with `reason`.
     @discardableResult
-    public static func requireOrSkip<T>(_ value: T?, _ reason: @autoclosure () -> String,
-                                        environment: [String: String] = HostEnvironment.current,
-                                        sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+    public static func requireOrSkip<T>(
+        _ value: T?, _ reason: @autoclosure () -> String,
+        environment: [String: String] = HostEnvironment.current,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> T {
         if let value { return value }
         throw try missing(reason(), environment: environment, sourceLocation: sourceLocation)
     }
@@ -25,9 +27,11 @@ public enum Requirement {
     ///
     /// Not `-> Never`: a never-returning call inside a throwing initialiser made the compiler warn
     /// "will never be executed" about the cleanup it places after it (107 warning lines).
-    public static func missing(_ reason: String,
-                               environment: [String: String] = HostEnvironment.current,
-                               sourceLocation: SourceLocation = #_sourceLocation) throws -> RequirementMissing {
+    public static func missing(
+        _ reason: String,
+        environment: [String: String] = HostEnvironment.current,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RequirementMissing {
         if HostEnvironment.isCI(environment) {
             return RequirementMissing(description: "required under CI=true: \(reason)")
         }
@@ -35,11 +39,14 @@ public enum Requirement {
     }
 
     /// The environment variable `name`, non-empty; otherwise fails (CI) or skips (local).
-    public static func environmentValue(_ name: String,
-                                        environment: [String: String] = HostEnvironment.current,
-                                        sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    public static func environmentValue(
+        _ name: String,
+        environment: [String: String] = HostEnvironment.current,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
         let value = environment[name].flatMap { $0.isEmpty ? nil : $0 }
-        return try requireOrSkip(value, "\(name) is not set (start the harness with Tests/run-all.sh)",
-                                 environment: environment, sourceLocation: sourceLocation)
+        return try requireOrSkip(
+            value, "\(name) is not set (start the harness with Tests/run-all.sh)",
+            environment: environment, sourceLocation: sourceLocation)
     }
 }

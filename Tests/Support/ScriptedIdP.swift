@@ -1,5 +1,5 @@
-import Testing
 import Glibc
+import Testing
 
 /// One running `Tests/Harness/scripted_idp.py`, started for one test and stopped by ``stop()``.
 ///
@@ -21,8 +21,10 @@ public final class ScriptedIdP: Sendable {
 
     /// Starts the server with `scenario` and extra flags (e.g. `["--interval", "1"]`).
     /// Fails (CI) or skips (local) when python3 or the `cryptography` package is unavailable.
-    public init(scenario: String, arguments: [String] = [],
-                environment: [String: String] = HostEnvironment.current) throws {
+    public init(
+        scenario: String, arguments: [String] = [],
+        environment: [String: String] = HostEnvironment.current
+    ) throws {
         let script = PackagePaths.harness() + "/scripted_idp.py"
         let python = environment["LATCHKEY_IT_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
         guard PackagePaths.exists(python) else {
@@ -31,13 +33,15 @@ public final class ScriptedIdP: Sendable {
         directory = try TemporaryDirectory(prefix: "latchkey-scripted-")
         logPath = directory.path + "/requests.jsonl"
         self.scenario = scenario
-        process = try ChildProcess.spawn(python, ["-u", script, "--scenario", scenario, "--log", logPath] + arguments,
-                                         environment: environment)
+        process = try ChildProcess.spawn(
+            python, ["-u", script, "--scenario", scenario, "--log", logPath] + arguments,
+            environment: environment)
         guard let line = process.nextLine(timeout: .seconds(20)), let port = Int(line) else {
             let result = process.waitForExit(timeout: .seconds(2))
             directory.remove()
-            throw try Requirement.missing("scripted_idp.py did not start (\(scenario)): \(result.stderrText.suffix(500))",
-                                    environment: environment)
+            throw try Requirement.missing(
+                "scripted_idp.py did not start (\(scenario)): \(result.stderrText.suffix(500))",
+                environment: environment)
         }
         self.port = port
     }

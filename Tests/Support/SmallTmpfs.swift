@@ -20,12 +20,17 @@ public struct SmallTmpfs: Sendable {
             _ = mkdir(path, 0o700)
             parent = directory
         }
-        let result = try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0700,uid=\(geteuid())",
-                                                          "tmpfs", path])
+        let result = try ProcessRunner.run(
+            "/bin/mount",
+            [
+                "-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0700,uid=\(geteuid())",
+                "tmpfs", path
+            ])
         guard result.exitCode == 0 else {
             parent?.remove()
-            throw try Requirement.missing("cannot mount a tmpfs (run as root with CAP_SYS_ADMIN): \(result.stderrText)",
-                                    sourceLocation: sourceLocation)
+            throw try Requirement.missing(
+                "cannot mount a tmpfs (run as root with CAP_SYS_ADMIN): \(result.stderrText)",
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -65,6 +65,6 @@ public enum TimeClaimBoundaries {
         Case(name: "iat 1 s ahead, leeway 0", leeway: 0, exp: 600, nbf: nil, iat: 1, valid: false),
         Case(name: "iat 60 s ahead, leeway 60 (iat == now + leeway: accepted)", leeway: 60, exp: 600, nbf: nil, iat: 60, valid: true),
         Case(name: "iat 60.5 s ahead, leeway 60", leeway: 60, exp: 600, nbf: nil, iat: 60.5, valid: false),
-        Case(name: "iat 61 s ahead, leeway 60", leeway: 60, exp: 600, nbf: nil, iat: 61, valid: false),
+        Case(name: "iat 61 s ahead, leeway 60", leeway: 60, exp: 600, nbf: nil, iat: 61, valid: false)
     ]
 }

@@ -8,8 +8,10 @@ extension ClientConfiguration {
     /// configuration's addresses, then the client's authentication, then the flow's inputs).
     /// Without `metadata` only what the configuration alone decides; with the provider's metadata
     /// also the rules that depend on it (PAR, DPoP for offline access).
-    public func problems(for flow: LoginFlow, given materials: SignInMaterials,
-                         metadata: ProviderMetadata? = nil) -> [ConfigurationProblem] {
+    public func problems(
+        for flow: LoginFlow, given materials: SignInMaterials,
+        metadata: ProviderMetadata? = nil
+    ) -> [ConfigurationProblem] {
         var found: [ConfigurationProblem] = []
         if let problem = Self.issuerProblem(issuer) { found.append(problem) }
         if let redirectURI, !Self.isAbsoluteURIWithoutFragment(redirectURI) {
@@ -26,7 +28,8 @@ extension ClientConfiguration {
         if flow == .ciba && !materials.loginHint { found.append(.missingLoginHint) }
         if flow == .paste && !materials.pasteReader { found.append(.missingPasteReader) }
         if flow != .clientCredentials, materials.offlineAccess == .requireDPoP, OfflineAccessPolicy.applies(to: self),
-           dpop == .never || metadata.map({ !dpop.uses($0) }) == true {
+            dpop == .never || metadata.map({ !dpop.uses($0) }) == true
+        {
             found.append(.offlineAccessWithoutDPoP)
         }
         if let metadata, flow == .browser || flow == .paste {

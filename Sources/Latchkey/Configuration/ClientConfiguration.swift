@@ -1,4 +1,3 @@
-
 /// How the client proves its identity at the token endpoint (RFC 6749 §2.3).
 public enum ClientAuthMethod: String, Sendable, CaseIterable {
     /// Public client: only `client_id` in the body (the default; device and CLI clients are public).
@@ -43,8 +42,10 @@ public struct EndpointOverrides: Sendable, Equatable {
     public var jwksURI: String?
 
     /// Makes overrides; nil leaves the discovered value.
-    public init(deviceAuthorization: String? = nil, token: String? = nil, authorization: String? = nil,
-                revocation: String? = nil, jwksURI: String? = nil) {
+    public init(
+        deviceAuthorization: String? = nil, token: String? = nil, authorization: String? = nil,
+        revocation: String? = nil, jwksURI: String? = nil
+    ) {
         self.deviceAuthorization = deviceAuthorization
         self.token = token
         self.authorization = authorization
@@ -120,10 +121,12 @@ public struct ClientConfiguration: Sendable, Equatable {
     public static let defaultScopes = ["openid", "offline_access"]
 
     /// Makes a configuration with safe defaults (public client, PKCE auto, 60 s leeway).
-    public init(issuer: String, clientID: String, scopes: [String] = ClientConfiguration.defaultScopes,
-                authMethod: ClientAuthMethod = .none, redirectURI: String? = nil, pkce: PKCEMode = .auto,
-                endpoints: EndpointOverrides = EndpointOverrides(), allowedAlgorithms: [String]? = nil,
-                leeway: Double = 60, quirks: ProviderQuirks = ProviderQuirks(), dpop: DPoPMode = .auto) {
+    public init(
+        issuer: String, clientID: String, scopes: [String] = ClientConfiguration.defaultScopes,
+        authMethod: ClientAuthMethod = .none, redirectURI: String? = nil, pkce: PKCEMode = .auto,
+        endpoints: EndpointOverrides = EndpointOverrides(), allowedAlgorithms: [String]? = nil,
+        leeway: Double = 60, quirks: ProviderQuirks = ProviderQuirks(), dpop: DPoPMode = .auto
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.scopes = scopes

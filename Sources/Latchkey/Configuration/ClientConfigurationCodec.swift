@@ -21,12 +21,13 @@ extension ClientConfiguration {
         o["par"] = .string(par.rawValue)
         if !resources.isEmpty { o["resources"] = .array(resources.map(JSONValue.string)) }
         if !extraParameters.isEmpty {
-            o["parameters"] = .array(extraParameters.map { p in
-                var pair = JSONObject()
-                pair["name"] = .string(p.name)
-                pair["value"] = .string(p.value)
-                return .object(pair)
-            })
+            o["parameters"] = .array(
+                extraParameters.map { p in
+                    var pair = JSONObject()
+                    pair["name"] = .string(p.name)
+                    pair["value"] = .string(p.value)
+                    return .object(pair)
+                })
         }
         if !clientAssertion.isDefault { o["client_assertion"] = .object(clientAssertion.json) }
         return o
@@ -94,11 +95,12 @@ extension ClientAssertionSettings {
 extension EndpointOverrides {
     /// Members named as in provider metadata.
     static let members: [String] = [
-         "device_authorization_endpoint",
-         "token_endpoint",
-         "authorization_endpoint",
-         "revocation_endpoint",
-         "jwks_uri"]
+        "device_authorization_endpoint",
+        "token_endpoint",
+        "authorization_endpoint",
+        "revocation_endpoint",
+        "jwks_uri"
+    ]
     /// The member named `name` of `members`.
     func member(_ name: String) -> String? {
         switch name {

@@ -20,7 +20,9 @@ public struct ProviderQuirks: Sendable, Equatable {
         if documentIssuer == configured { return true }
         // The configured issuer names the tenant alias (common/organizations/consumers) where the template has {tenantid}.
         guard entraTenantIssuer, let (prefix, suffix) = EntraTenantTemplate.parts(documentIssuer) else { return false }
-        guard configured.hasPrefix(prefix), configured.hasSuffix(suffix), configured.count > prefix.count + suffix.count else { return false }
+        guard configured.hasPrefix(prefix), configured.hasSuffix(suffix), configured.count > prefix.count + suffix.count else {
+            return false
+        }
         let alias = configured.dropFirst(prefix.count).dropLast(suffix.count)
         return ["common", "organizations", "consumers"].contains(String(alias))
     }

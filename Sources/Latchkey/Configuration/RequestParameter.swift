@@ -12,7 +12,8 @@ public struct RequestParameter: Sendable, Equatable {
     /// `redirect_uri` or a PKCE challenge would undo what the flow guarantees.
     public init?(name: String, value: String) {
         guard Self.isUsableName(name), !Self.isProtocolOwned(name),
-              !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return nil }
         self.name = name
         self.value = value
     }
@@ -23,7 +24,7 @@ public struct RequestParameter: Sendable, Equatable {
         "client_id", "client_secret", "scope", "state", "nonce", "redirect_uri", "response_type", "response_mode",
         "code_challenge", "code_challenge_method", "code_verifier", "code", "request", "request_uri", "dpop_jkt",
         "login_hint", "login_hint_token", "id_token_hint", "binding_message", "user_code", "grant_type",
-        "resource", "refresh_token", "device_code", "auth_req_id", "client_assertion", "client_assertion_type",
+        "resource", "refresh_token", "device_code", "auth_req_id", "client_assertion", "client_assertion_type"
     ]
 
     /// True for names the protocol owns, including every `client_assertion*` and `code_challenge*`

@@ -13,8 +13,10 @@ struct RevocationFallback: Sendable, Equatable {
     /// The same request presenting `accessToken` in `Authorization` when `response` is the refusal
     /// this fallback answers; nil otherwise. A DPoP-bound access token goes as `DPoP`, the proof
     /// carrying its `ath` (RFC 9449 §7.1); the client is still named by its own authentication.
-    func request(after response: HTTPResponse, to request: ProviderRequest, authMethod: ClientAuthMethod,
-                 accessToken: String?, bound: Bool) -> ProviderRequest? {
+    func request(
+        after response: HTTPResponse, to request: ProviderRequest, authMethod: ClientAuthMethod,
+        accessToken: String?, bound: Bool
+    ) -> ProviderRequest? {
         guard response.status == status, authMethod == self.authMethod, let accessToken else { return nil }
         var again = request
         again.setHeader("Authorization", (bound ? "DPoP " : "Bearer ") + accessToken)

@@ -28,8 +28,11 @@ struct DPoPHandle: Sendable {
     /// presents a bound access token (Glewlwyd's revocation fallback) proves it with `ath` (§7.1).
     func prove(_ request: inout ProviderRequest, at now: Timestamp) throws(LatchkeyError) {
         let accessToken = Self.dpopAccessToken(in: request.header("Authorization"))
-        request.setHeader("DPoP", try key.proof(method: request.method, url: request.url, accessToken: accessToken,
-                                                nonce: nonces.nonce(for: request.url), at: now, random: random))
+        request.setHeader(
+            "DPoP",
+            try key.proof(
+                method: request.method, url: request.url, accessToken: accessToken,
+                nonce: nonces.nonce(for: request.url), at: now, random: random))
     }
 
     /// Takes up a provider's `DPoP-Nonce`; true for a `use_dpop_nonce` error that brought one not
@@ -43,8 +46,9 @@ struct DPoPHandle: Sendable {
     /// A proof for sending `accessToken` with `method` to the resource at `url`, with that
     /// resource server's last nonce.
     func resourceProof(method: String, url: HTTPURL, accessToken: String) throws(LatchkeyError) -> String {
-        try key.proof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url, from: .resourceServer),
-                      at: time.now(), random: random)
+        try key.proof(
+            method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url, from: .resourceServer),
+            at: time.now(), random: random)
     }
 
     /// True for the two nonce errors: `400 {"error":"use_dpop_nonce"}` from an authorization server

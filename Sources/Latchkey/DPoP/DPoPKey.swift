@@ -43,8 +43,10 @@ public struct DPoPKey: Sendable {
     /// public `jwk`; claims `jti` (128 random bits), `htm`, `htu` (§4.3, no query or fragment),
     /// `iat`, plus `ath` when `accessToken` is given (resource requests) and `nonce` when the
     /// server handed one out.
-    public func proof(method: String, url: HTTPURL, accessToken: String? = nil, nonce: String? = nil,
-                      at now: Timestamp, random: some RandomSource) throws(LatchkeyError) -> String {
+    public func proof(
+        method: String, url: HTTPURL, accessToken: String? = nil, nonce: String? = nil,
+        at now: Timestamp, random: some RandomSource
+    ) throws(LatchkeyError) -> String {
         var claims = JSONObject()
         claims["jti"] = .string(Base64URL.encode(random.bytes(16)))
         claims["htm"] = .string(method)

@@ -32,11 +32,14 @@ extension StoredSession {
     /// Synchronous and offline: `latchkey token --format header`
     /// and `proof` make one from the file alone. Throws `.tokenBinding(.missingKey)` when the
     /// session is not DPoP-bound.
-    public func dpopProof(method: String, url: HTTPURL, nonce: String? = nil, at now: Timestamp,
-                          random: some RandomSource) throws(LatchkeyError) -> String {
+    public func dpopProof(
+        method: String, url: HTTPURL, nonce: String? = nil, at now: Timestamp,
+        random: some RandomSource
+    ) throws(LatchkeyError) -> String {
         guard let dpop, TokenBinding(token) == .dpop else { throw .tokenBinding(.missingKey) }
-        return try dpop.key(random: random).proof(method: method, url: url, accessToken: token.accessToken,
-                                                  nonce: nonce ?? dpop.nonces[NonceHolder.resourceServer.key(url.origin)] ?? dpop.nonces[url.origin],
-                                                  at: now, random: random)
+        return try dpop.key(random: random).proof(
+            method: method, url: url, accessToken: token.accessToken,
+            nonce: nonce ?? dpop.nonces[NonceHolder.resourceServer.key(url.origin)] ?? dpop.nonces[url.origin],
+            at: now, random: random)
     }
 }

@@ -44,8 +44,9 @@ enum TokenBindingCheck {
     static func confirmation(_ accessToken: String) -> JSONObject? {
         let parts = accessToken.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = try? Base64URL.decode(parts[1]),
-              let claims = try? JSONParser().parseObject(payload),
-              case .object(let cnf)? = claims["cnf"] else { return nil }
+            let claims = try? JSONParser().parseObject(payload),
+            case .object(let cnf)? = claims["cnf"]
+        else { return nil }
         return cnf
     }
 }

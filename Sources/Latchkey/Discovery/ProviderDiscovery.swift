@@ -6,19 +6,23 @@ import LatchkeyJOSE
 /// RFC 8414 §3.3); every endpoint must be https (http only for loopback); overrides are applied last.
 package enum ProviderDiscovery {
     /// Discovers and validates `issuer`'s metadata, then applies `overrides`.
-    public static func discover(issuer: String, transport: any HTTPTransport,
-                                overrides: EndpointOverrides = EndpointOverrides(),
-                                quirks: ProviderQuirks = ProviderQuirks(),
-                                time: any TimeSource = SystemTimeSource()) async throws(LatchkeyError) -> ProviderMetadata {
+    public static func discover(
+        issuer: String, transport: any HTTPTransport,
+        overrides: EndpointOverrides = EndpointOverrides(),
+        quirks: ProviderQuirks = ProviderQuirks(),
+        time: any TimeSource = SystemTimeSource()
+    ) async throws(LatchkeyError) -> ProviderMetadata {
         try await discoverDocument(issuer: issuer, transport: transport, overrides: overrides, quirks: quirks, time: time).metadata
     }
 
     /// `discover`, also keeping the provider's whole document (the validated object it came from),
     /// so a caller can show every member the provider sent, not only those latchkey uses.
-    public static func discoverDocument(issuer: String, transport: any HTTPTransport,
-                                        overrides: EndpointOverrides = EndpointOverrides(),
-                                        quirks: ProviderQuirks = ProviderQuirks(),
-                                        time: any TimeSource = SystemTimeSource()) async throws(LatchkeyError) -> DiscoveredProvider {
+    public static func discoverDocument(
+        issuer: String, transport: any HTTPTransport,
+        overrides: EndpointOverrides = EndpointOverrides(),
+        quirks: ProviderQuirks = ProviderQuirks(),
+        time: any TimeSource = SystemTimeSource()
+    ) async throws(LatchkeyError) -> DiscoveredProvider {
         // A pasted discovery URL would only meet a 404 on a mangled URL: the rule says what it is instead.
         if let problem = ClientConfiguration.issuerProblem(issuer) { throw .configuration(problem) }
         let exchange = EndpointExchange(transport: transport)
@@ -43,8 +47,9 @@ package enum ProviderDiscovery {
         }
         // Overrides alone can carry a provider without any metadata (token endpoint given explicitly).
         if overrides.token != nil {
-            return DiscoveredProvider(metadata: try validated(overrides.applied(to: ProviderMetadata(issuer: issuer))),
-                                      document: JSONObject())
+            return DiscoveredProvider(
+                metadata: try validated(overrides.applied(to: ProviderMetadata(issuer: issuer))),
+                document: JSONObject())
         }
         throw lastError
     }
@@ -83,8 +88,10 @@ package enum ProviderDiscovery {
     }
 
     /// Reads metadata members; the issuer must match exactly (or as a named quirk allows).
-    public static func parse(_ object: JSONObject, expectedIssuer: String,
-                             quirks: ProviderQuirks = ProviderQuirks()) throws(LatchkeyError) -> ProviderMetadata {
+    public static func parse(
+        _ object: JSONObject, expectedIssuer: String,
+        quirks: ProviderQuirks = ProviderQuirks()
+    ) throws(LatchkeyError) -> ProviderMetadata {
         guard let issuer = object.string("issuer") else {
             throw .protocolViolation("metadata has no issuer")
         }
@@ -101,7 +108,7 @@ package enum ProviderDiscovery {
         let endpoints: [(String, String?)] = [
             ("authorization_endpoint", m.authorizationEndpoint), ("token_endpoint", m.tokenEndpoint),
             ("device_authorization_endpoint", m.deviceAuthorizationEndpoint),
-            ("revocation_endpoint", m.revocationEndpoint), ("jwks_uri", m.jwksURI),
+            ("revocation_endpoint", m.revocationEndpoint), ("jwks_uri", m.jwksURI)
         ]
         let aliases = (m.mtlsEndpointAliases?.present ?? []).map { ("mtls_endpoint_aliases." + $0.0, Optional($0.1)) }
         for (name, value) in endpoints + aliases {

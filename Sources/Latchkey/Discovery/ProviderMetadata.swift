@@ -59,15 +59,16 @@ public struct ProviderMetadata: Sendable, Equatable {
 extension ProviderMetadata {
     /// Members holding one URL or string.
     static let stringMembers: [String] = [
-         "authorization_endpoint",
-         "token_endpoint",
-         "device_authorization_endpoint",
-         "revocation_endpoint",
-         "jwks_uri",
-         "userinfo_endpoint",
-         "end_session_endpoint",
-         "pushed_authorization_request_endpoint",
-         "backchannel_authentication_endpoint"]
+        "authorization_endpoint",
+        "token_endpoint",
+        "device_authorization_endpoint",
+        "revocation_endpoint",
+        "jwks_uri",
+        "userinfo_endpoint",
+        "end_session_endpoint",
+        "pushed_authorization_request_endpoint",
+        "backchannel_authentication_endpoint"
+    ]
     /// The member named `name` of `stringMembers`.
     func string(_ name: String) -> String? {
         switch name {
@@ -100,14 +101,15 @@ extension ProviderMetadata {
     }
     /// Members holding a list of strings.
     static let listMembers: [String] = [
-         "id_token_signing_alg_values_supported",
-         "code_challenge_methods_supported",
-         "scopes_supported",
-         "grant_types_supported",
-         "token_endpoint_auth_methods_supported",
-         "dpop_signing_alg_values_supported",
-         "backchannel_token_delivery_modes_supported",
-         "token_endpoint_auth_signing_alg_values_supported"]
+        "id_token_signing_alg_values_supported",
+        "code_challenge_methods_supported",
+        "scopes_supported",
+        "grant_types_supported",
+        "token_endpoint_auth_methods_supported",
+        "dpop_signing_alg_values_supported",
+        "backchannel_token_delivery_modes_supported",
+        "token_endpoint_auth_signing_alg_values_supported"
+    ]
     /// The member named `name` of `listMembers`.
     func list(_ name: String) -> [String]? {
         switch name {
@@ -138,8 +140,9 @@ extension ProviderMetadata {
     }
     /// Members holding a boolean.
     static let flagMembers: [String] = [
-         "authorization_response_iss_parameter_supported",
-         "require_pushed_authorization_requests"]
+        "authorization_response_iss_parameter_supported",
+        "require_pushed_authorization_requests"
+    ]
     /// The member named `name` of `flagMembers`.
     func flag(_ name: String) -> Bool? {
         switch name {
@@ -214,7 +217,8 @@ extension ProviderMetadata {
             (aliases.tokenEndpoint, tokenEndpoint), (aliases.revocationEndpoint, revocationEndpoint),
             (aliases.deviceAuthorizationEndpoint, deviceAuthorizationEndpoint),
             (aliases.pushedAuthorizationRequestEndpoint, pushedAuthorizationRequestEndpoint),
-            (aliases.backchannelAuthenticationEndpoint, backchannelAuthenticationEndpoint)]
+            (aliases.backchannelAuthenticationEndpoint, backchannelAuthenticationEndpoint)
+        ]
         var map: [String: String] = [:]
         for case let (alias?, ordinary?) in pairs where alias != ordinary { map[alias] = ordinary }
         return map

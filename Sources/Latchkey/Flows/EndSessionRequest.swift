@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import LatchkeyCrypto
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// An OpenID Connect RP-Initiated Logout 1.0 request (§2): the URL a person opens, on any device,
@@ -13,8 +13,10 @@ package struct EndSessionRequest: Sendable, Equatable {
 
     /// Builds the request from the provider's `end_session_endpoint`. Throws `.protocolViolation`
     /// when the endpoint is not an https (or loopback http) URL.
-    public init(endpoint: String, clientID: String, postLogoutRedirectURI: String?, idTokenHint: String?,
-                random: any RandomSource) throws(LatchkeyError) {
+    public init(
+        endpoint: String, clientID: String, postLogoutRedirectURI: String?, idTokenHint: String?,
+        random: any RandomSource
+    ) throws(LatchkeyError) {
         let base = try EndpointExchange.endpointURL(endpoint, name: "end_session_endpoint")
         let state = Base64URL.encode(random.bytes(16))
         var params: [(String, String)] = []

@@ -23,7 +23,7 @@ public enum VerificationSite {
         "com.ar", "com.tr", "com.ua", "co.id", "co.th", "com.pl", "com.es",
         "github.io", "gitlab.io", "herokuapp.com", "azurewebsites.net", "cloudfront.net", "appspot.com",
         "web.app", "firebaseapp.com", "pages.dev", "workers.dev", "vercel.app", "netlify.app", "onrender.com",
-        "blogspot.com", "ngrok.io", "ngrok-free.app",
+        "blogspot.com", "ngrok.io", "ngrok-free.app"
     ]
 
     /// Sites that one provider uses together: Microsoft Entra's issuer is on

@@ -1,4 +1,5 @@
 import LatchkeyHTTP
+
 /// A request from git to a credential helper (`git help credential`): `name=value` lines, ended by
 /// a blank line or the end of input. The helper hands a token to git, so the reader is strict: a
 /// line git would never send is refused, never guessed at.
@@ -56,7 +57,8 @@ package struct CredentialRequest: Sendable, Equatable {
             guard isName(nameBytes) else { throw .badName(line: lineNumber) }
             let valueBytes = Array(line[(eq + 1)...])
             guard let value = String(validating: valueBytes, as: UTF8.self),
-                  !value.unicodeScalars.contains(where: isControl) else { throw .badCharacters(line: lineNumber) }
+                !value.unicodeScalars.contains(where: isControl)
+            else { throw .badCharacters(line: lineNumber) }
             let name = String(decoding: nameBytes, as: UTF8.self)
             if name == "url" {
                 guard let parts = splitURL(value) else { throw .badURL(line: lineNumber) }
@@ -93,7 +95,12 @@ package struct CredentialRequest: Sendable, Equatable {
         while i < u.count && u[i] != UInt8(ascii: ":") { i += 1 }
         guard i > 0, i + 2 < u.count, u[i + 1] == UInt8(ascii: "/"), u[i + 2] == UInt8(ascii: "/") else { return nil }
         let scheme = String(decoding: u[0..<i], as: UTF8.self)
-        guard scheme.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
+        guard
+            scheme.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D
+                    || $0 == 0x2E
+            })
+        else { return nil }
         var rest = u[(i + 3)...]
         var path: String?
         if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {

@@ -4,7 +4,8 @@ extension ProfileSettings {
     /// the same issuer, else a new one. Settings never carry over to another issuer — an endpoint
     /// override remembered for one provider would send the next provider's codes elsewhere.
     public static func startingConfiguration(remembered: ProfileSettings?, issuer: String, clientID: String) -> ClientConfiguration {
-        var client = remembered.flatMap { $0.client.issuer == issuer ? $0.client : nil }
+        var client =
+            remembered.flatMap { $0.client.issuer == issuer ? $0.client : nil }
             ?? ClientConfiguration(issuer: issuer, clientID: clientID)
         client.issuer = issuer
         client.clientID = clientID
@@ -14,8 +15,10 @@ extension ProfileSettings {
     /// The key source for a login asking for `requested` (nil: keep what is remembered, else machine).
     /// The key source is fixed at the first login: while a token file exists, another one is refused,
     /// since the file could no longer be opened.
-    public static func keySource(requested: KeySource?, remembered: ProfileSettings?,
-                                 tokenFileExists: Bool) throws(ProfileRuleViolation) -> KeySource {
+    public static func keySource(
+        requested: KeySource?, remembered: ProfileSettings?,
+        tokenFileExists: Bool
+    ) throws(ProfileRuleViolation) -> KeySource {
         guard let requested else { return remembered?.keySource ?? .machine }
         if let remembered, remembered.keySource != requested, tokenFileExists {
             throw .keySourceFixed(current: remembered.keySource, requested: requested)

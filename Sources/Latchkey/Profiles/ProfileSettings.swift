@@ -39,7 +39,8 @@ package struct ProfileSettings: Sendable, Equatable {
         "client_key_file",
         "client_cert_file",
         "client_cert_key_file",
-        "ca_file"]
+        "ca_file"
+    ]
 
     /// The optional string member named `name`.
     func optionalMember(_ name: String) -> String? {
@@ -103,7 +104,9 @@ package struct ProfileSettings: Sendable, Equatable {
             setOptionalMember(name, text)
         }
         if let value = json["offline_access_warned"] {
-            guard case .bool(let warned) = value else { throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false") }
+            guard case .bool(let warned) = value else {
+                throw .invalid(path: path, reason: "\"offline_access_warned\" must be true or false")
+            }
             offlineAccessWarned = warned
         }
         if let value = json["min_ttl"] {

@@ -33,8 +33,9 @@ package struct ProfileStore: Sendable {
     public func save(_ settings: ProfileSettings, profile: String) throws(ProfileFileError) {
         do {
             // The state folder first: `PrivateFile` creates missing parents with 0700 and checks each.
-            try PrivateFile.write(Array((settings.json.prettyJSONText + "\n").utf8),
-                                  directory: directory, fileName: profile + ".json")
+            try PrivateFile.write(
+                Array((settings.json.prettyJSONText + "\n").utf8),
+                directory: directory, fileName: profile + ".json")
         } catch {
             throw .storage(error)
         }

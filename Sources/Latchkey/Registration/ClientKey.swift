@@ -18,7 +18,9 @@ public struct ClientKey: Sendable {
     public static let generatedAlgorithms: [JWSAlgorithm] = [.es256, .ps256]
 
     /// Generates a key for `algorithm` (ES256: P-256; PS256: RSA of `rsaBits` bits, at least 2048).
-    public static func generate(_ algorithm: JWSAlgorithm, rsaBits: Int = 2048, random: some RandomSource) throws(RegistrationError) -> ClientKey {
+    public static func generate(_ algorithm: JWSAlgorithm, rsaBits: Int = 2048, random: some RandomSource) throws(RegistrationError)
+        -> ClientKey
+    {
         let kind: PrivateKeyGenerator.Kind
         switch algorithm {
         case .es256: kind = .p256

@@ -37,17 +37,19 @@ public struct ClientMetadata: Sendable, Equatable {
     /// and a dialect's own marker: never copied into `otherMembers`.
     static let responseMembers: Set<String> = [
         "client_id", "client_secret", "client_id_issued_at", "client_secret_expires_at",
-        "registration_access_token", "registration_client_uri", "client_confidential",
+        "registration_access_token", "registration_client_uri", "client_confidential"
     ]
 
     private static var stringMembers: [(String, WritableKeyPath<ClientMetadata, String?>)] {
         [
-        ("client_name", \.clientName), ("token_endpoint_auth_method", \.tokenEndpointAuthMethod),
-        ("jwks_uri", \.jwksURI), ("scope", \.scope), ("software_statement", \.softwareStatement)]
+            ("client_name", \.clientName), ("token_endpoint_auth_method", \.tokenEndpointAuthMethod),
+            ("jwks_uri", \.jwksURI), ("scope", \.scope), ("software_statement", \.softwareStatement)
+        ]
     }
     private static var listMembers: [(String, WritableKeyPath<ClientMetadata, [String]?>)] {
         [
-        ("redirect_uris", \.redirectURIs), ("grant_types", \.grantTypes), ("response_types", \.responseTypes)]
+            ("redirect_uris", \.redirectURIs), ("grant_types", \.grantTypes), ("response_types", \.responseTypes)
+        ]
     }
 
     /// The document in `dialect`'s spelling.

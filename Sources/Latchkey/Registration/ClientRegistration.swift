@@ -16,8 +16,10 @@ public struct ClientRegistration: Sendable, Equatable {
     public var metadata: ClientMetadata
 
     /// Makes a value from parts.
-    public init(clientID: String, clientSecret: String? = nil, registrationAccessToken: String? = nil,
-                registrationClientURI: String? = nil, metadata: ClientMetadata = ClientMetadata()) {
+    public init(
+        clientID: String, clientSecret: String? = nil, registrationAccessToken: String? = nil,
+        registrationClientURI: String? = nil, metadata: ClientMetadata = ClientMetadata()
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.registrationAccessToken = registrationAccessToken
@@ -33,7 +35,9 @@ public struct ClientRegistration: Sendable, Equatable {
         let m = JSONMembers(json)
         do {
             guard let id = try m.string("client_id"), !id.isEmpty else { throw RegistrationError.missingClientID }
-            guard Self.isVSCHAR(id) else { throw RegistrationError.malformedAnswer(operation: operation, reason: "client_id is not VSCHAR") }
+            guard Self.isVSCHAR(id) else {
+                throw RegistrationError.malformedAnswer(operation: operation, reason: "client_id is not VSCHAR")
+            }
             clientID = id
             clientSecret = try m.string("client_secret")
             registrationAccessToken = try m.string("registration_access_token")

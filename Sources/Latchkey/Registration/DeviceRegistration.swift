@@ -123,7 +123,8 @@ package struct DeviceRegistration: Sendable {
         var metadata = ClientMetadata()
         metadata.clientName = request.clientName
         metadata.tokenEndpointAuthMethod = method.rawValue
-        metadata.grantTypes = (request.deviceGrant ? [RegistrationDialect.deviceGrantURN] : [])
+        metadata.grantTypes =
+            (request.deviceGrant ? [RegistrationDialect.deviceGrantURN] : [])
             + (request.codeGrant ? ["authorization_code"] : []) + ["refresh_token"]
         if request.codeGrant {
             metadata.responseTypes = ["code"]
@@ -153,9 +154,10 @@ package struct DeviceRegistration: Sendable {
                 createdKey = path
                 keyPath = path
             }
-            var configuration = ClientConfiguration(issuer: issuer, clientID: registration.clientID,
-                                                    scopes: request.scopes.isEmpty ? ClientConfiguration.defaultScopes : request.scopes,
-                                                    authMethod: method, redirectURI: request.codeGrant ? request.redirectURI : nil)
+            var configuration = ClientConfiguration(
+                issuer: issuer, clientID: registration.clientID,
+                scopes: request.scopes.isEmpty ? ClientConfiguration.defaultScopes : request.scopes,
+                authMethod: method, redirectURI: request.codeGrant ? request.redirectURI : nil)
             if let key {
                 configuration.clientAssertion = ClientAssertionSettings(
                     algorithm: key.algorithm, keyID: key.thumbprint,
@@ -164,8 +166,9 @@ package struct DeviceRegistration: Sendable {
             var settings = ProfileSettings(client: configuration, keySource: request.keySource)
             settings.clientKeyFile = keyPath
             settings.caFile = request.caFile
-            var record = RegistrationRecord(dialect: request.dialect, registration: registration, keyFile: keyPath,
-                                            keyGenerated: createdKey != nil)
+            var record = RegistrationRecord(
+                dialect: request.dialect, registration: registration, keyFile: keyPath,
+                keyGenerated: createdKey != nil)
             record.profileJSON = settings.json.objectValue
             record.pending = true
             record.previous = existing
@@ -180,10 +183,18 @@ package struct DeviceRegistration: Sendable {
         } catch {
             // Only what this run made goes; what it replaced comes back.
             if profileWritten {
-                if let existingSettings { try? profiles.save(existingSettings, profile: profile) } else { unlink(profiles.path(for: profile)) }
+                if let existingSettings {
+                    try? profiles.save(existingSettings, profile: profile)
+                } else {
+                    unlink(profiles.path(for: profile))
+                }
             }
             if recordWritten {
-                if let existing { try? store.save(existing, issuer: existing.issuer ?? issuer, at: Timestamp.now()) } else { try? store.delete() }
+                if let existing {
+                    try? store.save(existing, issuer: existing.issuer ?? issuer, at: Timestamp.now())
+                } else {
+                    try? store.delete()
+                }
             }
             if let createdKey { unlink(createdKey) }
             throw error
@@ -197,8 +208,9 @@ package struct DeviceRegistration: Sendable {
         }
         let settings = try ProfileSettings(json: json, path: profiles.path(for: profile))
         try profiles.save(settings, profile: profile)
-        return Created(record: record, settings: settings,
-                       keyThumbprint: settings.client.authMethod == .privateKeyJWT ? settings.client.clientAssertion.keyID : nil)
+        return Created(
+            record: record, settings: settings,
+            keyThumbprint: settings.client.authMethod == .privateKeyJWT ? settings.client.clientAssertion.keyID : nil)
     }
 
     /// The record, after resolving a `create` that stopped between the record and the profile:

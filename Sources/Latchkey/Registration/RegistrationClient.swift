@@ -20,8 +20,10 @@ public struct RegistrationClient: Sendable {
     }
 
     /// As above, with the clock the transient-failure pauses sleep on (tests).
-    public init(issuer: String, dialect: RegistrationDialect, transport: any HTTPTransport, timeout: Double = 30,
-                time: any TimeSource) {
+    public init(
+        issuer: String, dialect: RegistrationDialect, transport: any HTTPTransport, timeout: Double = 30,
+        time: any TimeSource
+    ) {
         self.issuer = issuer
         self.dialect = dialect
         self.time = time
@@ -66,7 +68,8 @@ public struct RegistrationClient: Sendable {
 
     /// RFC 7592 §2.2: replaces the registration with `metadata`, repeated whole with `client_id`
     /// (a member left out is reset). Returns the registration as the provider then holds it.
-    public func update(_ metadata: ClientMetadata, clientID: String, management: RegistrationManagement) async throws -> ClientRegistration {
+    public func update(_ metadata: ClientMetadata, clientID: String, management: RegistrationManagement) async throws -> ClientRegistration
+    {
         var body = metadata.json(in: dialect)
         body["client_id"] = .string(clientID)
         let response = try await manage("PUT", management, body: body)
@@ -77,7 +80,11 @@ public struct RegistrationClient: Sendable {
         }
         try Self.checkKeys(sent: metadata.jwks, echoed: registration.metadata.jwks)
         if registration.registrationAccessToken == nil { registration.registrationAccessToken = management.accessToken }
-        if let uri = registration.registrationClientURI { try checkOrigin(uri) } else { registration.registrationClientURI = management.uri }
+        if let uri = registration.registrationClientURI {
+            try checkOrigin(uri)
+        } else {
+            registration.registrationClientURI = management.uri
+        }
         return registration
     }
 
@@ -90,7 +97,8 @@ public struct RegistrationClient: Sendable {
     /// Refuses a management URI on another origin than the issuer's.
     public func checkOrigin(_ uri: String) throws(RegistrationError) {
         guard let target = HTTPURL(string: uri), let home = HTTPURL(string: issuer), target.origin == home.origin,
-              target.query == nil, target.fragment == nil else {
+            target.query == nil, target.fragment == nil
+        else {
             throw .foreignManagementURI(uri: uri, issuer: issuer)
         }
     }

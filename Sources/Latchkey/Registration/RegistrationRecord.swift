@@ -52,7 +52,12 @@ public struct RegistrationRecord: Sendable, Equatable {
     /// The record `--force` replaced, while this one is pending.
     public var previous: RegistrationRecord? {
         get { replaced.first }
-        set { replaced = newValue.map { var old = $0; old.replaced = []; return [old] } ?? [] }
+        set {
+            replaced =
+                newValue.map {
+                    var old = $0; old.replaced = []; return [old]
+                } ?? []
+        }
     }
 
     /// The RFC 7592 credentials; nil without management.
@@ -86,7 +91,9 @@ public struct RegistrationRecord: Sendable, Equatable {
     init(json: JSONObject) throws(DocumentError) {
         let m = JSONMembers(json, path: "registration")
         let name = try m.requiredString("dialect")
-        guard let dialect = RegistrationDialect.named(name) else { throw .invalid(member: "registration.dialect", reason: "unknown dialect") }
+        guard let dialect = RegistrationDialect.named(name) else {
+            throw .invalid(member: "registration.dialect", reason: "unknown dialect")
+        }
         self.dialect = dialect
         registration = ClientRegistration(
             clientID: try m.requiredString("client_id"), clientSecret: try m.string("client_secret"),

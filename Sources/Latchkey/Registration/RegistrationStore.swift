@@ -56,8 +56,9 @@ public struct RegistrationStore: Sendable {
             return record
         }
         guard EncryptedFileTokenStore.isValidProfileName(Self.legacyFileProfile(profile)),
-              let held = try Self.read(path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
-              var record = held.registration else { return nil }
+            let held = try Self.read(path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
+            var record = held.registration
+        else { return nil }
         if !record.tracksGeneratedKeys, let file = record.keyFile, !record.generatedKeys.contains(file) {
             // Earlier releases generated only these two names and lost track of one made by a
             // rotation away from a key the person brought.
@@ -75,9 +76,10 @@ public struct RegistrationStore: Sendable {
     /// Replaces the record atomically.
     public func save(_ record: RegistrationRecord, issuer: String, at now: Timestamp) throws(TokenStoreError) {
         // The session members are what the format requires; the record is the content.
-        var holder = StoredSession(profile: Self.fileProfile(profile), issuer: issuer, clientID: record.registration.clientID,
-                                   token: Token(accessToken: "", tokenType: "registration"),
-                                   metadata: ProviderMetadata(issuer: issuer), createdAt: now, updatedAt: now)
+        var holder = StoredSession(
+            profile: Self.fileProfile(profile), issuer: issuer, clientID: record.registration.clientID,
+            token: Token(accessToken: "", tokenType: "registration"),
+            metadata: ProviderMetadata(issuer: issuer), createdAt: now, updatedAt: now)
         var stored = record
         stored.issuer = nil
         holder.registration = stored
@@ -92,10 +94,12 @@ public struct RegistrationStore: Sendable {
             throw .keyUnavailable("machine key \(stateDirectory)/\(KeyMaterial.machineKeyFileName) could not be made")
         }
         let key = try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: KeyMaterial.machineID(path: machineIDPath))
-        let file = try TokenFile.seal(holder, keySource: .machine, keyDerivation: .hkdfSHA256(salt: salt), nonce: nonce,
-                                      fileKey: key, path: path)
-        try AtomicFileWriter.write(file.encoded(), to: path, directory: stateDirectory,
-                                   fileName: Self.fileProfile(profile) + ".tokens", random: random)
+        let file = try TokenFile.seal(
+            holder, keySource: .machine, keyDerivation: .hkdfSHA256(salt: salt), nonce: nonce,
+            fileKey: key, path: path)
+        try AtomicFileWriter.write(
+            file.encoded(), to: path, directory: stateDirectory,
+            fileName: Self.fileProfile(profile) + ".tokens", random: random)
     }
 
     /// Removes the file (and one at the earlier name), then syncs the folder.
@@ -113,9 +117,10 @@ public struct RegistrationStore: Sendable {
     /// The machine-key token file at `path`, opened as `fileProfile`; nil when there is none. A
     /// file sealed under another key source is no record (records are always under the machine key).
     static func read(path: String, fileProfile: String, machineIDPath: String) throws(TokenStoreError) -> StoredSession? {
-        guard let bytes = try SecureFileReader.read(
-            path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
-            tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
+        guard
+            let bytes = try SecureFileReader.read(
+                path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
+                tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
         else { return nil }
         let file = try TokenFile.decode(bytes, path: path)
         guard file.keySource == .machine, case let .hkdfSHA256(salt) = file.keyDerivation else { return nil }

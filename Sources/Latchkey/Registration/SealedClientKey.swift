@@ -23,17 +23,20 @@ package enum SealedClientKey {
         guard salt.count == TokenFileKeyDerivation.saltByteCount, nonce.count == TokenFile.nonceByteCount else {
             throw .keyUnavailable("the random source returned too few bytes")
         }
-        let derivation: TokenFileKeyDerivation = store.keySource == .passphrase
+        let derivation: TokenFileKeyDerivation =
+            store.keySource == .passphrase
             ? .pbkdf2SHA256(iterations: TokenFileKeyDerivation.minimumIterations, salt: salt) : .hkdfSHA256(salt: salt)
         let key = try store.fileKey(for: derivation, creatingMachineKey: true, random: random)
         var plaintext = pem.bytes
         defer { plaintext.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
-        var file = TokenFile(keySource: store.keySource.kind, profile: label(store.profile), keyDerivation: derivation,
-                             nonce: nonce, ciphertext: [UInt8](repeating: 0, count: plaintext.count), tag: [])
+        var file = TokenFile(
+            keySource: store.keySource.kind, profile: label(store.profile), keyDerivation: derivation,
+            nonce: nonce, ciphertext: [UInt8](repeating: 0, count: plaintext.count), tag: [])
         let sealed: (ciphertext: [UInt8], tag: [UInt8])
         do {
-            sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce,
-                                     authenticating: TokenFile.additionalData(header: file.header, expectedProfile: file.profile))
+            sealed = try AESGCM.seal(
+                plaintext, key: key, nonce: nonce,
+                authenticating: TokenFile.additionalData(header: file.header, expectedProfile: file.profile))
         } catch {
             throw .keyUnavailable("encryption failed: \(error)")
         }
@@ -60,8 +63,9 @@ package enum SealedClientKey {
         let key = try opener.fileKey(for: file.keyDerivation, creatingMachineKey: false, random: nil)
         var plaintext: [UInt8]
         do {
-            plaintext = try AESGCM.open(file.ciphertext, tag: file.tag, key: key, nonce: file.nonce,
-                                        authenticating: TokenFile.additionalData(header: file.header, expectedProfile: expected))
+            plaintext = try AESGCM.open(
+                file.ciphertext, tag: file.tag, key: key, nonce: file.nonce,
+                authenticating: TokenFile.additionalData(header: file.header, expectedProfile: expected))
         } catch {
             throw .wrongKeyOrTampered(path: path)
         }

@@ -10,8 +10,9 @@ struct EndpointExchange: Sendable {
 
     /// GETs a JSON document (discovery, JWKS), following at most `maxRedirects` redirects.
     func getJSON(_ url: HTTPURL, maxRedirects: Int = 3) async throws(LatchkeyError) -> HTTPResponse {
-        let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")],
-                                  maxRedirects: maxRedirects, timeout: timeout)
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: [("Accept", "application/json")],
+            maxRedirects: maxRedirects, timeout: timeout)
         return try await send(request)
     }
 

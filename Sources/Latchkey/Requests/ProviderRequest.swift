@@ -19,8 +19,10 @@ public struct ProviderRequest: Sendable {
     public var maxRedirects: Int
 
     /// Makes a request.
-    public init(role: EndpointRole, method: String = "POST", url: HTTPURL, form: [(String, String)] = [],
-                headers: [(name: String, value: String)] = [], body: [UInt8] = [], maxRedirects: Int = 0) {
+    public init(
+        role: EndpointRole, method: String = "POST", url: HTTPURL, form: [(String, String)] = [],
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], maxRedirects: Int = 0
+    ) {
         self.role = role
         self.method = method
         self.url = url

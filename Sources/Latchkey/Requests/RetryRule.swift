@@ -34,8 +34,10 @@ struct RetryRule: Sendable {
     /// The decision after `response`. `newNonce`: the answer brought a nonce the request did not
     /// carry (or an authenticator asked for another attempt); `bound`: the request carried a DPoP
     /// proof; `refusesToken`: a resource server refused the access token.
-    mutating func next(after response: HTTPResponse, newNonce: Bool, bound: Bool,
-                       refusesToken: Bool = false) throws(LatchkeyError) -> Retry? {
+    mutating func next(
+        after response: HTTPResponse, newNonce: Bool, bound: Bool,
+        refusesToken: Bool = false
+    ) throws(LatchkeyError) -> Retry? {
         let nonceError = bound && DPoPHandle.isNonceError(response)
         if newNonce && !nonceRetried {
             nonceRetried = true
@@ -65,15 +67,21 @@ struct RetryRule: Sendable {
     /// shown the rule as it stands (so a streaming attempt can withhold a head the rule would send
     /// again), and after each answer the rule decides: hand it back, send again now that the new
     /// nonce is held, or first `renew` the token. `nonceRequestedTwice` is thrown as `refusal` makes it.
-    static func sending<Failure: Error>(_ role: EndpointRole, attempt: (RetryRule) async throws(Failure) -> Answer,
-                                        renew: () async throws(Failure) -> Void, refusal: (LatchkeyError) -> Failure)
-        async throws(Failure) -> HTTPResponse {
+    static func sending<Failure: Error>(
+        _ role: EndpointRole, attempt: (RetryRule) async throws(Failure) -> Answer,
+        renew: () async throws(Failure) -> Void, refusal: (LatchkeyError) -> Failure
+    )
+        async throws(Failure) -> HTTPResponse
+    {
         var rule = RetryRule(role: role)
         while true {
             let answer = try await attempt(rule)
             let retry: Retry?
-            do { retry = try rule.next(after: answer.response, newNonce: answer.newNonce, bound: answer.bound,
-                                       refusesToken: answer.refusesToken) } catch { throw refusal(error) }
+            do {
+                retry = try rule.next(
+                    after: answer.response, newNonce: answer.newNonce, bound: answer.bound,
+                    refusesToken: answer.refusesToken)
+            } catch { throw refusal(error) }
             switch retry {
             case nil: return answer.response
             case .withNonce: continue

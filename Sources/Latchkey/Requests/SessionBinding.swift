@@ -26,8 +26,10 @@ struct SessionBinding: Sendable {
     var timeout: Double = 30
 
     /// Makes a binding; without `certificate` the transports are used as they are.
-    init(clientAuthentication: any RequestAuthenticator, dpopKey: DPoPKey? = nil, nonces: ServerNonces = ServerNonces(),
-         certificate: TLSClientIdentity? = nil, transports: EndpointTransports, time: any TimeSource, random: any RandomSource) {
+    init(
+        clientAuthentication: any RequestAuthenticator, dpopKey: DPoPKey? = nil, nonces: ServerNonces = ServerNonces(),
+        certificate: TLSClientIdentity? = nil, transports: EndpointTransports, time: any TimeSource, random: any RandomSource
+    ) {
         self.clientAuthentication = clientAuthentication
         self.dpopKey = dpopKey
         self.nonces = nonces
@@ -39,8 +41,9 @@ struct SessionBinding: Sendable {
 
     /// The same binding with `key` as its proof key.
     func proving(with key: DPoPKey?) -> SessionBinding {
-        var copy = SessionBinding(clientAuthentication: clientAuthentication, dpopKey: key, nonces: nonces,
-                                  certificate: certificate, transports: transports, time: time, random: random)
+        var copy = SessionBinding(
+            clientAuthentication: clientAuthentication, dpopKey: key, nonces: nonces,
+            certificate: certificate, transports: transports, time: time, random: random)
         copy.timeout = timeout
         return copy
     }
@@ -56,8 +59,9 @@ struct SessionBinding: Sendable {
     /// The same binding with the client's authentication bound to the provider `metadata`
     /// describes (a `private_key_jwt` assertion's `aud` and algorithm).
     func bound(to metadata: ProviderMetadata) -> SessionBinding {
-        var copy = SessionBinding(clientAuthentication: clientAuthentication.bound(to: metadata), dpopKey: dpopKey,
-                                  nonces: nonces, certificate: certificate, transports: transports, time: time, random: random)
+        var copy = SessionBinding(
+            clientAuthentication: clientAuthentication.bound(to: metadata), dpopKey: dpopKey,
+            nonces: nonces, certificate: certificate, transports: transports, time: time, random: random)
         copy.timeout = timeout
         return copy
     }
@@ -88,20 +92,23 @@ struct SessionBinding: Sendable {
     func attempt(_ request: ProviderRequest) async throws(LatchkeyError) -> HTTPResponse {
         let exchange = EndpointExchange(transport: transports.transport(for: request.role), timeout: timeout)
         let proof = DPoPHandle.applies(to: request.role) ? dpop : nil
-        return try await RetryRule.sending(request.role, attempt: { _ throws(LatchkeyError) -> RetryRule.Answer in
-            let context = RequestContext(now: time.now(), random: random, nonces: nonces)
-            var prepared = request
-            try clientAuthentication.authenticate(&prepared, context: context)
-            try proof?.prove(&prepared, at: context.now)
-            let response = try await exchange.send(prepared.httpRequest(timeout: timeout))
-            if let certificate, request.role.authenticatesClient,
-               let refusal = ClientCertificateProblem.refusal(response, endpoint: request.role, subject: certificate.subject) {
-                throw .clientCertificate(refusal)
-            }
-            // Both see the response: the proof remembers a nonce even when the client's authenticator asks.
-            let asked = clientAuthentication.wantsRetry(after: response, to: prepared, context: context)
-            let newNonce = proof?.takesUpNonce(after: response, to: prepared) ?? false
-            return RetryRule.Answer(response: response, newNonce: asked || newNonce, bound: proof != nil)
-        }, renew: { () throws(LatchkeyError) in }, refusal: { $0 })
+        return try await RetryRule.sending(
+            request.role,
+            attempt: { _ throws(LatchkeyError) -> RetryRule.Answer in
+                let context = RequestContext(now: time.now(), random: random, nonces: nonces)
+                var prepared = request
+                try clientAuthentication.authenticate(&prepared, context: context)
+                try proof?.prove(&prepared, at: context.now)
+                let response = try await exchange.send(prepared.httpRequest(timeout: timeout))
+                if let certificate, request.role.authenticatesClient,
+                    let refusal = ClientCertificateProblem.refusal(response, endpoint: request.role, subject: certificate.subject)
+                {
+                    throw .clientCertificate(refusal)
+                }
+                // Both see the response: the proof remembers a nonce even when the client's authenticator asks.
+                let asked = clientAuthentication.wantsRetry(after: response, to: prepared, context: context)
+                let newNonce = proof?.takesUpNonce(after: response, to: prepared) ?? false
+                return RetryRule.Answer(response: response, newNonce: asked || newNonce, bound: proof != nil)
+            }, renew: { () throws(LatchkeyError) in }, refusal: { $0 })
     }
 }

@@ -37,7 +37,8 @@ public enum TransientFailure {
     public static func isTransient(_ error: HTTPError) -> Bool {
         switch error {
         case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
-        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle, .untrustedCABundle: return false
+        case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle, .untrustedCABundle:
+            return false
         }
     }
 
@@ -111,9 +112,11 @@ public enum TransientFailure {
     /// past `deadline`. A transient status that ends the attempts is thrown as
     /// `OAuthError.unavailable` (with the server's wait when that wait is the reason); the last
     /// transport failure is thrown as it is; any other answer is returned.
-    static func retrying(_ role: EndpointRole, repeating: Repeat? = nil, time: any TimeSource, until deadline: Timestamp? = nil,
-                         isolation: isolated (any Actor)? = #isolation,
-                         _ send: () async throws(LatchkeyError) -> HTTPResponse) async throws(LatchkeyError) -> HTTPResponse {
+    static func retrying(
+        _ role: EndpointRole, repeating: Repeat? = nil, time: any TimeSource, until deadline: Timestamp? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        _ send: () async throws(LatchkeyError) -> HTTPResponse
+    ) async throws(LatchkeyError) -> HTTPResponse {
         let mode = repeating ?? repeats(role)
         var attempt = 0
         while true {
@@ -123,7 +126,8 @@ public enum TransientFailure {
                 let response = try await send()
                 guard isTransient(status: response.status) else { return response }
                 let unavailable = LatchkeyError.oauth(.unavailable(status: response.status, retryAfter: nil), endpoint: role)
-                let repeatable = mode == .afterAnyTransientFailure
+                let repeatable =
+                    mode == .afterAnyTransientFailure
                     || (mode == .whenNotActedOn && (response.status == 429 || response.status == 503))
                 guard repeatable, attempt < quickAttempts else { throw unavailable }
                 let now = time.now()
@@ -138,7 +142,8 @@ public enum TransientFailure {
                 if deadline.map({ now.addingTimeInterval(pause) > $0 }) == true { throw unavailable }
             } catch {
                 guard case .network(let e) = error, isTransient(e), attempt < quickAttempts,
-                      mode == .afterAnyTransientFailure || (mode == .whenNotActedOn && sentNothing(e)) else { throw error }
+                    mode == .afterAnyTransientFailure || (mode == .whenNotActedOn && sentNothing(e))
+                else { throw error }
                 pause = Self.pause(afterAttempt: attempt)
                 if deadline.map({ time.now().addingTimeInterval(pause) > $0 }) == true { throw error }
             }

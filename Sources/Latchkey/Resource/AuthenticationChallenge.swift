@@ -1,4 +1,5 @@
 import LatchkeyHTTP
+
 /// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3): the scheme and
 /// its auth-params. Parsed strictly enough to read `error` from a resource server's 401 and lenient
 /// about what it does not need; hostile input gives nil or fewer params, never a crash.
@@ -83,7 +84,6 @@ struct ChallengeScanner {
 
     /// RFC 9110 token characters, plus `/` for token68.
     private static func isTokenByte(_ c: UInt8) -> Bool { c == UInt8(ascii: "/") || HeaderName.isTokenCharacter(c) }
-
 
     /// RFC 9110 §5.6.2 `token`, as a scheme and a parameter name must be.
     private static func isToken(_ s: String) -> Bool { s.utf8.allSatisfy(HeaderName.isTokenCharacter) }

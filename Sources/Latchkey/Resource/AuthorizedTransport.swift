@@ -47,11 +47,14 @@ public struct AuthorizedTransport: HTTPTransport {
         var token = try await source.token()
         // RFC 9449 §9: a nonce is remembered on receipt, so the retry's proof carries it. The server
         // refused this token (revoked, expired early): one refresh, one retry, no more.
-        return try await RetryRule.sending(.resource, attempt: { rule in
-            try await sendFollowingSameOrigin(request, token: token, rule: rule, streaming: streaming)
-        }, renew: {
-            token = try await source.token(replacing: token)
-        }, refusal: { $0 })
+        return try await RetryRule.sending(
+            .resource,
+            attempt: { rule in
+                try await sendFollowingSameOrigin(request, token: token, rule: rule, streaming: streaming)
+            },
+            renew: {
+                token = try await source.token(replacing: token)
+            }, refusal: { $0 })
     }
 
     /// `401 … error="invalid_token"` in the token's own scheme (RFC 6750 §3.1).
@@ -65,51 +68,63 @@ public struct AuthorizedTransport: HTTPTransport {
     /// back unfollowed.
     private static func followUp(_ response: HTTPResponse, to current: HTTPRequest, redirects: Int, max: Int) -> HTTPRequest? {
         guard RedirectStatus.isFollowed(response.status), let location = response.header("Location"),
-              redirects < max, let next = try? current.url.resolving(location), next.origin == current.url.origin else { return nil }
+            redirects < max, let next = try? current.url.resolving(location), next.origin == current.url.origin
+        else { return nil }
         return RedirectStatus.followUp(current, status: response.status, to: next)
     }
 
     /// Sends with `token` through the one redirect loop (`RedirectLoop`), pinned to the origin and
     /// each hop with its own proof; the answer says whether the final one brought a `DPoP-Nonce`
     /// not held before.
-    private func sendFollowingSameOrigin(_ request: HTTPRequest, token: Token, rule: RetryRule,
-                                         streaming: HTTPBodySinkChooser?) async throws -> RetryRule.Answer {
+    private func sendFollowingSameOrigin(
+        _ request: HTTPRequest, token: Token, rule: RetryRule,
+        streaming: HTTPBodySinkChooser?
+    ) async throws -> RetryRule.Answer {
         var first = request
         first.maxRedirects = 0
         let max = request.maxRedirects
         let bound = TokenBinding(token) == .dpop
         var change = NonceChange.refused
-        let response = try await RedirectLoop.run(first, send: { current, redirects in
-            var authorized = current
-            authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") || HeaderName.equal($0.name, "DPoP") }
-            authorized.headers.append(("Authorization", token.tokenType + " " + token.accessToken))
-            if bound {
-                guard let proofs else { throw LatchkeyError.tokenBinding(.missingKey) }
-                authorized.headers.append(("DPoP", try await proofs.dpopProof(method: current.method, url: current.url,
-                                                                               accessToken: token.accessToken)))
-            }
-            let response: HTTPResponse
-            if let streaming {
-                response = try await base.send(authorized) { head in
-                    if rule.withholds(head, bound: bound, refusesToken: Self.refusesToken(head, token)) { return nil }
-                    if Self.followUp(head, to: current, redirects: redirects, max: max) != nil { return nil }
-                    return try streaming(head)
+        let response = try await RedirectLoop.run(
+            first,
+            send: { current, redirects in
+                var authorized = current
+                authorized.headers.removeAll { HeaderName.equal($0.name, "Authorization") || HeaderName.equal($0.name, "DPoP") }
+                authorized.headers.append(("Authorization", token.tokenType + " " + token.accessToken))
+                if bound {
+                    guard let proofs else { throw LatchkeyError.tokenBinding(.missingKey) }
+                    authorized.headers.append(
+                        (
+                            "DPoP",
+                            try await proofs.dpopProof(
+                                method: current.method, url: current.url,
+                                accessToken: token.accessToken)
+                        ))
                 }
-            } else {
-                response = try await base.send(authorized)
-            }
-            // Only a DPoP-bound token's proofs carry a nonce; a new nonce is one the proofs did not
-            // hold (`ServerNonces.remember`), as at the provider.
-            change = .refused
-            if bound, let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
-                change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPHandle.isNonceError(response))
-            }
-            return response
-        }, next: { response, current, redirects in
-            Self.followUp(response, to: current, redirects: redirects, max: max)
-        })
-        return RetryRule.Answer(response: response, newNonce: bound && change == .changed && DPoPHandle.isNonceError(response),
-                                bound: bound, refusesToken: Self.refusesToken(response, token))
+                let response: HTTPResponse
+                if let streaming {
+                    response = try await base.send(authorized) { head in
+                        if rule.withholds(head, bound: bound, refusesToken: Self.refusesToken(head, token)) { return nil }
+                        if Self.followUp(head, to: current, redirects: redirects, max: max) != nil { return nil }
+                        return try streaming(head)
+                    }
+                } else {
+                    response = try await base.send(authorized)
+                }
+                // Only a DPoP-bound token's proofs carry a nonce; a new nonce is one the proofs did not
+                // hold (`ServerNonces.remember`), as at the provider.
+                change = .refused
+                if bound, let nonce = response.header("DPoP-Nonce"), !nonce.isEmpty, let proofs {
+                    change = await proofs.rememberNonce(nonce, for: current.url, challenged: DPoPHandle.isNonceError(response))
+                }
+                return response
+            },
+            next: { response, current, redirects in
+                Self.followUp(response, to: current, redirects: redirects, max: max)
+            })
+        return RetryRule.Answer(
+            response: response, newNonce: bound && change == .changed && DPoPHandle.isNonceError(response),
+            bound: bound, refusesToken: Self.refusesToken(response, token))
     }
 }
 

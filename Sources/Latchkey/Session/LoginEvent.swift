@@ -25,8 +25,9 @@ public enum LoginEvent: Sendable {
     /// clock (up to `ClockSkew.maxShift`). Sent before the ID token is verified.
     case clockSkew(offsetSeconds: Int64)
     /// Signed in and saved; `tokenBinding` says whether the tokens are bound to the session's key.
-    case authorized(issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool,
-                    tokenBinding: TokenBinding)
+    case authorized(
+        issuer: String, subject: String?, scope: String?, expiresAt: Timestamp?, idTokenVerified: Bool,
+        tokenBinding: TokenBinding)
 }
 
 /// Where events go. Called synchronously from the flow; must not block.

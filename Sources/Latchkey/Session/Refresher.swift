@@ -101,10 +101,12 @@ struct Refresher: Sendable {
         var verificationError: LatchkeyError?
         if let idToken = response.idToken {
             do {
-                let verified = try await verification.verify(idToken, from: session.metadata, skew: skew,
-                                                             accessToken: response.accessToken)
+                let verified = try await verification.verify(
+                    idToken, from: session.metadata, skew: skew,
+                    accessToken: response.accessToken)
                 if let previousJSON = session.idTokenClaimsJSON,
-                   let previous = try? JWTClaims(payload: Array(previousJSON.utf8)) {
+                    let previous = try? JWTClaims(payload: Array(previousJSON.utf8))
+                {
                     try IDTokenVerifier.checkRefresh(verified, previous: previous)
                 }
                 updated.token.idToken = verified.compact

@@ -35,11 +35,14 @@ extension Session {
                         let bound = (try? binding.bound(to: session.dpop, keys: keys)) ?? binding
                         let client = TokenClient(configuration: configuration, metadata: session.metadata, binding: bound)
                         if let refreshToken = session.token.refreshToken,
-                           let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken) {
+                            let w = await client.revoke(refreshToken, kind: .refreshToken, accessToken: session.token.accessToken)
+                        {
                             warnings.append(w)
                         }
-                        if let w = await client.revoke(session.token.accessToken, kind: .accessToken,
-                                                       accessToken: session.token.accessToken) {
+                        if let w = await client.revoke(
+                            session.token.accessToken, kind: .accessToken,
+                            accessToken: session.token.accessToken)
+                        {
                             warnings.append(w)
                         }
                     }

@@ -13,16 +13,19 @@ extension Session {
     /// the old session is deleted and before the new one is saved (docs/architecture.md, "A
     /// sign-in saves two files"), so a crash never leaves tokens the record does not describe.
     @discardableResult
-    public func signIn(flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
-                       offlineAccess: OfflineAccessPolicy = .warn,
-                       pasteReader: (@Sendable () async throws -> String?)? = nil,
-                       backchannel: BackchannelAuthenticationRequest? = nil,
-                       alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
-                       events: @escaping LoginEventHandler = { _ in }) async throws(LatchkeyError) -> StoredSession {
+    public func signIn(
+        flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
+        offlineAccess: OfflineAccessPolicy = .warn,
+        pasteReader: (@Sendable () async throws -> String?)? = nil,
+        backchannel: BackchannelAuthenticationRequest? = nil,
+        alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
+        events: @escaping LoginEventHandler = { _ in }
+    ) async throws(LatchkeyError) -> StoredSession {
         // Sign-in rules (ClientConfiguration.problems): refused before anything is sent.
-        let materials = SignInMaterials(clientSecret: clientSecret != nil, clientKey: clientKey != nil,
-                                        clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
-                                        loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
+        let materials = SignInMaterials(
+            clientSecret: clientSecret != nil, clientKey: clientKey != nil,
+            clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
+            loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
         if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
         // The certificate is checked before anything is sent, discovery included.
         let identity = try clientIdentity()
@@ -30,8 +33,9 @@ extension Session {
         // The rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
         let client = try signInClient(flow: flow, metadata: meta, identity: identity, offlineAccess: offlineAccess)
-        let grant = try await run(flow, client: client, timeout: timeout, pasteReader: pasteReader, backchannel: backchannel,
-                                  events: events)
+        let grant = try await run(
+            flow, client: client, timeout: timeout, pasteReader: pasteReader, backchannel: backchannel,
+            events: events)
         let receivedAt = time.now()
         skew = ClockSkew.measure(serverDate: grant.response.serverDate, localNow: receivedAt)
         if let skew, ClockSkew.isSignificant(skew, leeway: configuration.leeway) {
@@ -39,27 +43,32 @@ extension Session {
         }
         var verified: VerifiedIDToken?
         if flow != .clientCredentials, let idToken = grant.response.idToken {
-            verified = try await verification.verify(idToken, from: meta, skew: skew, nonce: grant.nonce,
-                                                     accessToken: grant.response.accessToken, authRequestID: grant.authRequestID)
+            verified = try await verification.verify(
+                idToken, from: meta, skew: skew, nonce: grant.nonce,
+                accessToken: grant.response.accessToken, authRequestID: grant.authRequestID)
         }
-        let session = storedSession(flow: flow, response: grant.response, verified: verified, metadata: meta,
-                                    dpopKey: client.dpopKey, at: receivedAt)
+        let session = storedSession(
+            flow: flow, response: grant.response, verified: verified, metadata: meta,
+            dpopKey: client.dpopKey, at: receivedAt)
         try await save(session, alongside: alongside)
         current = session
         // The binding the session now holds keeps the key only when the token is bound to it.
         binding = client.binding.proving(with: session.dpop == nil ? nil : client.dpopKey)
         // Warned about once the sign-in has succeeded, and only when a refresh token was issued.
         if OfflineAccessPolicy.warns(configuration, session) { events(.offlineAccessWithoutDPoP(dpopOffered: DPoPMode.auto.uses(meta))) }
-        events(.authorized(issuer: meta.issuer, subject: session.subject, scope: session.token.scope,
-                           expiresAt: session.token.expiresAt, idTokenVerified: verified != nil, tokenBinding: TokenBinding(session.token)))
+        events(
+            .authorized(
+                issuer: meta.issuer, subject: session.subject, scope: session.token.scope,
+                expiresAt: session.token.expiresAt, idTokenVerified: verified != nil, tokenBinding: TokenBinding(session.token)))
         return session
     }
 
     /// `metadata` with the configured overrides applied and checked, or the issuer's, discovered now.
     private func signInMetadata(_ metadata: ProviderMetadata?) async throws(LatchkeyError) -> ProviderMetadata {
         if let metadata { return try ProviderDiscovery.validated(configuration.endpoints.applied(to: metadata)) }
-        return try await ProviderDiscovery.discover(issuer: configuration.issuer, transport: transports.transport(for: .discovery),
-                                                    overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
+        return try await ProviderDiscovery.discover(
+            issuer: configuration.issuer, transport: transports.transport(for: .discovery),
+            overrides: configuration.endpoints, quirks: configuration.quirks, time: time)
     }
 
     /// The token client of a sign-in: a new binding presenting `identity`, with a new DPoP key
@@ -68,12 +77,15 @@ extension Session {
     /// certificate uses the aliases; the provider's own metadata is what is stored, and
     /// `TokenClient` applies the aliases at each use (sign-in, refresh, logout), so the ordinary
     /// endpoints stay known (an endpoint `aud` names them).
-    private func signInClient(flow: LoginFlow, metadata: ProviderMetadata, identity: TLSClientIdentity?,
-                              offlineAccess: OfflineAccessPolicy) throws(LatchkeyError) -> TokenClient {
+    private func signInClient(
+        flow: LoginFlow, metadata: ProviderMetadata, identity: TLSClientIdentity?,
+        offlineAccess: OfflineAccessPolicy
+    ) throws(LatchkeyError) -> TokenClient {
         let dpopKey = configuration.dpop.uses(metadata) ? try DPoPKey(random: random) : nil
         if let dpopKey { keys.remember(dpopKey) }
-        var client = TokenClient(configuration: configuration, metadata: metadata,
-                                 binding: try makeBinding(identity: identity).proving(with: dpopKey))
+        var client = TokenClient(
+            configuration: configuration, metadata: metadata,
+            binding: try makeBinding(identity: identity).proving(with: dpopKey))
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         return client
@@ -89,12 +101,15 @@ extension Session {
     }
 
     /// Runs `flow` to its token response.
-    private func run(_ flow: LoginFlow, client: TokenClient, timeout: Double?, pasteReader: (@Sendable () async throws -> String?)?,
-                     backchannel: BackchannelAuthenticationRequest?, events: @escaping LoginEventHandler) async throws(LatchkeyError) -> Grant {
+    private func run(
+        _ flow: LoginFlow, client: TokenClient, timeout: Double?, pasteReader: (@Sendable () async throws -> String?)?,
+        backchannel: BackchannelAuthenticationRequest?, events: @escaping LoginEventHandler
+    ) async throws(LatchkeyError) -> Grant {
         switch flow {
         case .device:
-            return Grant(response: try await DeviceAuthorizationFlow(client: client, time: time, random: random)
-                .run(timeout: timeout, events: events))
+            return Grant(
+                response: try await DeviceAuthorizationFlow(client: client, time: time, random: random)
+                    .run(timeout: timeout, events: events))
         case .clientCredentials:
             return Grant(response: try await client.clientCredentials())
         case .browser, .paste:
@@ -104,8 +119,9 @@ extension Session {
                 receiver = try LoopbackRedirectReceiver(redirectURI: configuration.redirectURI)
             } else {
                 guard let pasteReader else { throw .configuration(.missingPasteReader) }
-                receiver = PastedRedirectReceiver(redirectURI: configuration.redirectURI ?? PastedRedirectReceiver.defaultRedirectURI,
-                                                  readLine: pasteReader)
+                receiver = PastedRedirectReceiver(
+                    redirectURI: configuration.redirectURI ?? PastedRedirectReceiver.defaultRedirectURI,
+                    readLine: pasteReader)
             }
             let result = try await codeFlow.run(receiver: receiver, timeout: timeout, events: events)
             return Grant(response: result.response, nonce: result.nonce)
@@ -119,15 +135,19 @@ extension Session {
 
     /// The session a sign-in stores. A Bearer answer under `auto` leaves it unbound: the key is not
     /// kept. A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
-    private func storedSession(flow: LoginFlow, response: TokenResponse, verified: VerifiedIDToken?, metadata: ProviderMetadata,
-                               dpopKey: DPoPKey?, at receivedAt: Timestamp) -> StoredSession {
-        var token = flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
+    private func storedSession(
+        flow: LoginFlow, response: TokenResponse, verified: VerifiedIDToken?, metadata: ProviderMetadata,
+        dpopKey: DPoPKey?, at receivedAt: Timestamp
+    ) -> StoredSession {
+        var token =
+            flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
         token.idToken = verified?.compact
         let dpop = TokenBinding(token) == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.recent) } : nil
         let subject = flow == .clientCredentials ? configuration.clientID : verified?.subject
-        var session = StoredSession(profile: store.profile, issuer: verified?.claims.issuer ?? metadata.issuer, clientID: configuration.clientID,
-                                    token: token, subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: metadata,
-                                    createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
+        var session = StoredSession(
+            profile: store.profile, issuer: verified?.claims.issuer ?? metadata.issuer, clientID: configuration.clientID,
+            token: token, subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: metadata,
+            createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
         if flow == .clientCredentials { session.grant = .clientCredentials }
         return session
     }

@@ -19,9 +19,11 @@ public struct SignInMaterials: Sendable {
     public var offlineAccess: OfflineAccessPolicy
 
     /// Makes materials; every default is "not given".
-    public init(clientSecret: Bool = false, clientKey: Bool = false, clientCertificate: Bool = false,
-                customClientAuthentication: Bool = false, loginHint: Bool = false, pasteReader: Bool = false,
-                offlineAccess: OfflineAccessPolicy = .warn) {
+    public init(
+        clientSecret: Bool = false, clientKey: Bool = false, clientCertificate: Bool = false,
+        customClientAuthentication: Bool = false, loginHint: Bool = false, pasteReader: Bool = false,
+        offlineAccess: OfflineAccessPolicy = .warn
+    ) {
         self.clientSecret = clientSecret
         self.clientKey = clientKey
         self.clientCertificate = clientCertificate

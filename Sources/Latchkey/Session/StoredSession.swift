@@ -31,9 +31,11 @@ public struct StoredSession: Sendable, Equatable {
     public var registration: RegistrationRecord?
 
     /// Makes a session value.
-    public init(profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
-                idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp,
-                dpop: DPoPBinding? = nil) {
+    public init(
+        profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
+        idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp,
+        dpop: DPoPBinding? = nil
+    ) {
         self.profile = profile
         self.issuer = issuer
         self.clientID = clientID

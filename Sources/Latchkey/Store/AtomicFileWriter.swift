@@ -10,8 +10,10 @@ enum AtomicFileWriter {
 
     /// Writes `bytes` to `path` (in `directory`) atomically with mode 0600. On failure the
     /// temporary file is removed and the old file is untouched.
-    static func write(_ bytes: [UInt8], to path: String, directory: String, fileName: String,
-                      random: any RandomSource) throws(TokenStoreError) {
+    static func write(
+        _ bytes: [UInt8], to path: String, directory: String, fileName: String,
+        random: any RandomSource
+    ) throws(TokenStoreError) {
         let staged = try StagedFile.create(path: path, directory: directory, fileName: fileName, random: random)
         try staged.publish(bytes)
     }
@@ -68,8 +70,10 @@ enum AtomicFileWriter {
     /// Reserves `[0, size)` of `fd` on disk so that later writes within it cannot fail for lack of
     /// space: `posix_fallocate`, or, where the file system has no fallocate (EOPNOTSUPP; musl does
     /// not emulate it), zeros written over the range. Returns 0 or the errno.
-    static func reserveSpace(fd: Int32, size: Int,
-                             allocate: (Int32, off_t, off_t) -> Int32 = { posix_fallocate($0, $1, $2) }) -> Int32 {
+    static func reserveSpace(
+        fd: Int32, size: Int,
+        allocate: (Int32, off_t, off_t) -> Int32 = { posix_fallocate($0, $1, $2) }
+    ) -> Int32 {
         let code = allocate(fd, 0, off_t(size))
         guard code == EOPNOTSUPP || code == EINVAL || code == ENOSYS else { return code }
         let zeros = [UInt8](repeating: 0, count: 4096)
@@ -123,9 +127,12 @@ final class StagedFile: @unchecked Sendable {
     /// Creates `directory/.<fileName>.tmp-<random>` (O_EXCL, 0600) and, when `reserving` > 0, sizes
     /// it on disk with `reserve` (by default `AtomicFileWriter.reserveSpace`). On failure nothing
     /// is left behind and the error names `path`.
-    static func create(path: String, directory: String, fileName: String, random: any RandomSource, reserving: Int = 0,
-                       reserve: (Int32, Int) -> Int32 = { AtomicFileWriter.reserveSpace(fd: $0, size: $1) })
-        throws(TokenStoreError) -> StagedFile {
+    static func create(
+        path: String, directory: String, fileName: String, random: any RandomSource, reserving: Int = 0,
+        reserve: (Int32, Int) -> Int32 = { AtomicFileWriter.reserveSpace(fd: $0, size: $1) }
+    )
+        throws(TokenStoreError) -> StagedFile
+    {
         let prefix = AtomicFileWriter.temporaryPrefix(for: fileName)
         let temporary = directory + "/" + prefix + AtomicFileWriter.hex(random.bytes(8))
         let fd = InterruptRetry.call { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }

@@ -58,10 +58,12 @@ public final class EncryptedFileTokenStore: TokenStore {
     ///   - lockTimeout: how long `withLock` waits before failing with ETIMEDOUT.
     ///   - spaceReserver: reserves the disk space of the token file a refresh will write
     ///     (`reserveSave`); tests inject a failure.
-    public init(stateDirectory: String, profile: String, keySource: KeySource = .machine,
-                environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
-                random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
-                lockTimeout: Double = 120, spaceReserver: SpaceReserver = .system) {
+    public init(
+        stateDirectory: String, profile: String, keySource: KeySource = .machine,
+        environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
+        random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
+        lockTimeout: Double = 120, spaceReserver: SpaceReserver = .system
+    ) {
         self.stateDirectory = StateDirectory.trimmingTrailingSlashes(stateDirectory)
         self.profile = profile
         self.keySource = keySource
@@ -145,9 +147,10 @@ public final class EncryptedFileTokenStore: TokenStore {
         var info = stat()
         let current = lstat(tokenFilePath, &info) == 0 ? Int(info.st_size) : 0
         let planned = session.map { TokenFile.sealedSizeBound($0) } ?? 0
-        let staged = try StagedFile.create(path: tokenFilePath, directory: stateDirectory, fileName: profile + ".tokens",
-                                           random: try randomSource(), reserving: max(current, planned) + Self.reservationMargin,
-                                           reserve: spaceReserver.reserve)
+        let staged = try StagedFile.create(
+            path: tokenFilePath, directory: stateDirectory, fileName: profile + ".tokens",
+            random: try randomSource(), reserving: max(current, planned) + Self.reservationMargin,
+            reserve: spaceReserver.reserve)
         return FileReservedSave(store: self, staged: staged)
     }
 
@@ -173,9 +176,10 @@ public final class EncryptedFileTokenStore: TokenStore {
         // The folder first, as on write: its files are only as trustworthy as who can swap them.
         guard try StateDirectory.checkExisting(stateDirectory) else { return nil }
         let path = tokenFilePath
-        guard let bytes = try SecureFileReader.read(
-            path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
-            tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
+        guard
+            let bytes = try SecureFileReader.read(
+                path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
+                tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
         else { return nil }
         let file = try TokenFile.decode(bytes, path: path)
         guard file.keySource == keySource.kind else {
@@ -196,8 +200,9 @@ public final class EncryptedFileTokenStore: TokenStore {
         try refuseRegistrationRecord()
         let random = try randomSource()
         let bytes = try sealed(session, random: random)
-        try AtomicFileWriter.write(bytes, to: tokenFilePath, directory: stateDirectory,
-                                   fileName: profile + ".tokens", random: random)
+        try AtomicFileWriter.write(
+            bytes, to: tokenFilePath, directory: stateDirectory,
+            fileName: profile + ".tokens", random: random)
     }
 
     /// The token file's bytes for `session`.
@@ -213,14 +218,16 @@ public final class EncryptedFileTokenStore: TokenStore {
             (derivation, key) = cached
         } else {
             let salt = try randomBytes(TokenFileKeyDerivation.saltByteCount, from: random)
-            derivation = keySource == .passphrase
+            derivation =
+                keySource == .passphrase
                 ? .pbkdf2SHA256(iterations: TokenFileKeyDerivation.minimumIterations, salt: salt)
                 : .hkdfSHA256(salt: salt)
             key = try fileKey(for: derivation, creatingMachineKey: true, random: random)
         }
         let nonce = try randomBytes(TokenFile.nonceByteCount, from: random)
-        let file = try TokenFile.seal(session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce,
-                                     fileKey: key, path: tokenFilePath)
+        let file = try TokenFile.seal(
+            session, keySource: keySource.kind, keyDerivation: derivation, nonce: nonce,
+            fileKey: key, path: tokenFilePath)
         return file.encoded()
     }
 
@@ -232,8 +239,10 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     /// The file key for `derivation` (also of `register`'s sealed client keys); `random` is only
     /// needed (and only given) when writing, where a missing machine key is created.
-    func fileKey(for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
-                         random: (any RandomSource)?) throws(TokenStoreError) -> SecretBytes {
+    func fileKey(
+        for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
+        random: (any RandomSource)?
+    ) throws(TokenStoreError) -> SecretBytes {
         switch (keySource, derivation) {
         case let (.passphrase, .pbkdf2SHA256(iterations, salt)):
             if let cached = passphraseKeyCache.withLock({ $0 }), cached.0 == derivation { return cached.1 }
@@ -252,7 +261,9 @@ public final class EncryptedFileTokenStore: TokenStore {
             return try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: KeyMaterial.machineID(path: machineIDPath))
         case let (.credential, .hkdfSHA256(salt)):
             guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-                throw .keyUnavailable("CREDENTIALS_DIRECTORY is not set; the credential key source needs systemd LoadCredential=\(KeyMaterial.credentialFileName):… or LoadCredentialEncrypted=")
+                throw .keyUnavailable(
+                    "CREDENTIALS_DIRECTORY is not set; the credential key source needs systemd LoadCredential=\(KeyMaterial.credentialFileName):… or LoadCredentialEncrypted="
+                )
             }
             let path = directory + "/" + KeyMaterial.credentialFileName
             guard let material = try KeyMaterial.readKeyFile(path: path, policy: .systemdCredential, followSymlinks: false) else {

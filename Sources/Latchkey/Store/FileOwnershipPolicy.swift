@@ -24,7 +24,8 @@ enum FileOwnershipPolicy: Sendable {
         case .ownerOnly:
             guard info.st_uid == me else { throw .wrongOwner(path: path, owner: info.st_uid, expected: me) }
             guard info.st_mode & 0o077 == 0 else {
-                throw .unsafePermissions(path: path, reason: "mode \(Self.octal(info.st_mode)) lets group or others access it (expected 0600; run chmod 600)")
+                throw .unsafePermissions(
+                    path: path, reason: "mode \(Self.octal(info.st_mode)) lets group or others access it (expected 0600; run chmod 600)")
             }
         case .systemdCredential:
             guard info.st_uid == me || info.st_uid == 0 else {

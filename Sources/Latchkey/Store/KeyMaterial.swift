@@ -16,9 +16,10 @@ enum KeyMaterial {
 
     /// Reads a key file after the ownership/mode checks; nil when it does not exist.
     static func readKeyFile(path: String, policy: FileOwnershipPolicy, followSymlinks: Bool) throws(TokenStoreError) -> SecretBytes? {
-        guard var bytes = try SecureFileReader.read(
-            path: path, limit: maximumKeyFileByteCount, policy: policy, followSymlinks: followSymlinks,
-            tooLarge: { .keyUnavailable("key file \(path) is \($0) bytes; a key file is at most \(maximumKeyFileByteCount)") })
+        guard
+            var bytes = try SecureFileReader.read(
+                path: path, limit: maximumKeyFileByteCount, policy: policy, followSymlinks: followSymlinks,
+                tooLarge: { .keyUnavailable("key file \(path) is \($0) bytes; a key file is at most \(maximumKeyFileByteCount)") })
         else { return nil }
         defer { bytes.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
         guard bytes.count >= minimumKeyFileByteCount else {
@@ -66,21 +67,25 @@ enum KeyMaterial {
         let fd = InterruptRetry.call { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return [] }
         defer { close(fd) }
-        guard let bytes = try? SecureFileReader.readAll(fd: fd, path: path, limit: 4096,
-                                                         tooLarge: { _ in .keyUnavailable("machine-id too large") })
+        guard
+            let bytes = try? SecureFileReader.readAll(
+                fd: fd, path: path, limit: 4096,
+                tooLarge: { _ in .keyUnavailable("machine-id too large") })
         else { return [] }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return [] }
+            let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return [] }
         return Array(bytes[first...last])
     }
 
     /// HKDF-SHA-256(key file, salt from the header, info = prefix ‖ machine-id) → 32-byte key.
     static func hkdfFileKey(material: SecretBytes, salt: [UInt8], machineID: [UInt8]) throws(TokenStoreError) -> SecretBytes {
         do {
-            return try HKDF.deriveKey(inputKeyMaterial: material, salt: salt,
-                                      info: Array(hkdfInfoPrefix.utf8) + machineID,
-                                      outputByteCount: TokenFile.keyByteCount)
+            return try HKDF.deriveKey(
+                inputKeyMaterial: material, salt: salt,
+                info: Array(hkdfInfoPrefix.utf8) + machineID,
+                outputByteCount: TokenFile.keyByteCount)
         } catch {
             throw .keyUnavailable("HKDF failed: \(error)")
         }
@@ -91,8 +96,9 @@ enum KeyMaterial {
         var password = passphrase.bytes
         defer { password.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
         do {
-            return try PBKDF2.deriveKey(password: password, salt: salt, iterations: Int(iterations),
-                                        outputByteCount: TokenFile.keyByteCount)
+            return try PBKDF2.deriveKey(
+                password: password, salt: salt, iterations: Int(iterations),
+                outputByteCount: TokenFile.keyByteCount)
         } catch {
             throw .keyUnavailable("PBKDF2 failed: \(error)")
         }

@@ -12,8 +12,11 @@ package enum OwnerOnlyFile {
     /// The contents of `path`; `.io(…ENOENT)` when it does not exist, `.wrongOwner` or
     /// `.unsafePermissions` when its owner or mode is unsafe.
     public static func read(_ path: String, limit: Int = defaultLimit) throws(TokenStoreError) -> [UInt8] {
-        guard let bytes = try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: true,
-                                                    tooLarge: { .tooLarge(path: path, size: $0, limit: limit) }) else {
+        guard
+            let bytes = try SecureFileReader.read(
+                path: path, limit: limit, policy: .ownerOnly, followSymlinks: true,
+                tooLarge: { .tooLarge(path: path, size: $0, limit: limit) })
+        else {
             throw .io(path: path, operation: "open", errno: 2)  // ENOENT
         }
         return bytes

@@ -13,8 +13,9 @@ package enum PrivateFile {
         do { random = try SecureRandom() } catch {
             throw .io(path: directory + "/" + fileName, operation: "seed the random generator for", errno: 5)
         }
-        try AtomicFileWriter.write(bytes, to: directory + "/" + fileName, directory: directory,
-                                   fileName: fileName, random: random)
+        try AtomicFileWriter.write(
+            bytes, to: directory + "/" + fileName, directory: directory,
+            fileName: fileName, random: random)
     }
 
     /// The contents of `path`, or nil when it (or its folder) does not exist; at most `limit`

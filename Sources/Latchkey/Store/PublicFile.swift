@@ -6,8 +6,11 @@ package enum PublicFile {
     /// The contents of `path`; `.io(…ENOENT)` when it does not exist, `.unsafePermissions` when it
     /// is not a regular file, `.tooLarge` beyond `limit`.
     package static func read(_ path: String, limit: Int = OwnerOnlyFile.defaultLimit) throws(TokenStoreError) -> [UInt8] {
-        guard let bytes = try SecureFileReader.read(path: path, limit: limit, policy: .anyOwner, followSymlinks: true,
-                                                    tooLarge: { .tooLarge(path: path, size: $0, limit: limit) }) else {
+        guard
+            let bytes = try SecureFileReader.read(
+                path: path, limit: limit, policy: .anyOwner, followSymlinks: true,
+                tooLarge: { .tooLarge(path: path, size: $0, limit: limit) })
+        else {
             throw .io(path: path, operation: "open", errno: 2)  // ENOENT
         }
         return bytes

@@ -80,7 +80,8 @@ enum RefreshRecordFile {
     static func printable(_ text: String, limit: Int) -> [UInt8] {
         var out: [UInt8] = []
         for scalar in text.unicodeScalars {
-            let encoded: [UInt8] = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            let encoded: [UInt8] =
+                scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                 ? [UInt8(ascii: "?")] : Array(String(scalar).utf8)
             if out.count + encoded.count > limit { break }
             out += encoded

@@ -5,8 +5,10 @@ import Glibc
 enum SecureFileReader {
     /// The contents, or nil when the file does not exist. With `followSymlinks == false` a
     /// symbolic link is refused (`O_NOFOLLOW`), so nobody can point a managed file elsewhere.
-    static func read(path: String, limit: Int, policy: FileOwnershipPolicy, followSymlinks: Bool,
-                     tooLarge: (Int) -> TokenStoreError) throws(TokenStoreError) -> [UInt8]? {
+    static func read(
+        path: String, limit: Int, policy: FileOwnershipPolicy, followSymlinks: Bool,
+        tooLarge: (Int) -> TokenStoreError
+    ) throws(TokenStoreError) -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; regular files ignore it.
         var flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
         if !followSymlinks { flags |= O_NOFOLLOW }
@@ -30,8 +32,10 @@ enum SecureFileReader {
     /// Reads to end of file; the limit is checked again because the size can change after `fstat`.
     /// The capacity is reserved from `sizeHint` and the chunk buffer is cleared afterwards, so a
     /// key file's bytes are not left behind in freed memory.
-    static func readAll(fd: Int32, path: String, limit: Int, sizeHint: Int = 0,
-                        tooLarge: (Int) -> TokenStoreError) throws(TokenStoreError) -> [UInt8] {
+    static func readAll(
+        fd: Int32, path: String, limit: Int, sizeHint: Int = 0,
+        tooLarge: (Int) -> TokenStoreError
+    ) throws(TokenStoreError) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(min(max(sizeHint, 0), limit) + 1)
         var chunk = [UInt8](repeating: 0, count: 4096)

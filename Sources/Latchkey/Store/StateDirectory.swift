@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Glibc
+import LatchkeyHTTP
 
 /// The folder holding token files, keys and locks (cli.md "Files").
 enum StateDirectory {
@@ -87,7 +87,9 @@ enum StateDirectory {
         let me = geteuid()
         guard info.st_uid == me else { throw .wrongOwner(path: path, owner: info.st_uid, expected: me) }
         guard info.st_mode & 0o022 == 0 else {
-            throw .unsafePermissions(path: path, reason: "directory mode \(FileOwnershipPolicy.octal(info.st_mode)) lets group or others write to it (expected 0700)")
+            throw .unsafePermissions(
+                path: path,
+                reason: "directory mode \(FileOwnershipPolicy.octal(info.st_mode)) lets group or others write to it (expected 0700)")
         }
     }
 

@@ -35,9 +35,10 @@ enum StoredSessionPayload {
     static func decode(_ bytes: [UInt8]) throws -> StoredSession {
         let root = JSONMembers(try JSONParser().parseObject(bytes))
         let t = try root.requiredObject("token")
-        let token = Token(accessToken: try t.requiredString("accessToken"), tokenType: try t.requiredString("tokenType"),
-                          refreshToken: try t.string("refreshToken"), expiresAt: try t.number("expiresAt").map(Timestamp.init),
-                          scope: try t.string("scope"), idToken: try t.string("idToken"))
+        let token = Token(
+            accessToken: try t.requiredString("accessToken"), tokenType: try t.requiredString("tokenType"),
+            refreshToken: try t.string("refreshToken"), expiresAt: try t.number("expiresAt").map(Timestamp.init),
+            scope: try t.string("scope"), idToken: try t.string("idToken"))
         var session = StoredSession(
             profile: try root.requiredString("profile"),
             issuer: try root.requiredString("issuer"),

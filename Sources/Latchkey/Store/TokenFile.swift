@@ -38,8 +38,10 @@ package struct TokenFile: Sendable, Equatable {
     public var tag: [UInt8]
 
     /// Makes a file value from its parts (normally use `seal` or `decode`).
-    public init(keySource: KeySource.Kind, profile: String, keyDerivation: TokenFileKeyDerivation,
-                nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {
+    public init(
+        keySource: KeySource.Kind, profile: String, keyDerivation: TokenFileKeyDerivation,
+        nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]
+    ) {
         self.keySource = keySource
         self.profile = profile
         self.keyDerivation = keyDerivation
@@ -62,8 +64,10 @@ package struct TokenFile: Sendable, Equatable {
         bytes += nonce
         // The ciphertext length lets a cut-off file be reported as truncated, not as tampered.
         let length = UInt32(truncatingIfNeeded: ciphertext.count)
-        bytes += [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
-                  UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+        bytes += [
+            UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+            UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)
+        ]
         return bytes
     }
 
@@ -114,9 +118,12 @@ package struct TokenFile: Sendable, Equatable {
             guard let iterationBytes = reader.take(4) else { throw .truncated(path: path) }
             let iterations = iterationBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard iterations >= TokenFileKeyDerivation.minimumIterations,
-                  iterations <= TokenFileKeyDerivation.maximumIterations else {
-                throw .corrupt(path: path, reason: "PBKDF2 iteration count \(iterations) is outside "
-                    + "\(TokenFileKeyDerivation.minimumIterations)...\(TokenFileKeyDerivation.maximumIterations)")
+                iterations <= TokenFileKeyDerivation.maximumIterations
+            else {
+                throw .corrupt(
+                    path: path,
+                    reason: "PBKDF2 iteration count \(iterations) is outside "
+                        + "\(TokenFileKeyDerivation.minimumIterations)...\(TokenFileKeyDerivation.maximumIterations)")
             }
             guard let salt = reader.take(TokenFileKeyDerivation.saltByteCount) else { throw .truncated(path: path) }
             derivation = .pbkdf2SHA256(iterations: iterations, salt: salt)
@@ -138,8 +145,9 @@ package struct TokenFile: Sendable, Equatable {
         }
         let ciphertext = reader.take(length)!
         let tag = reader.take(tagByteCount)!
-        return TokenFile(keySource: kind, profile: profile, keyDerivation: derivation,
-                         nonce: nonce, ciphertext: ciphertext, tag: tag)
+        return TokenFile(
+            keySource: kind, profile: profile, keyDerivation: derivation,
+            nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
     /// Decrypts and decodes the session. Checks the profile named in the header and, after
@@ -150,8 +158,9 @@ package struct TokenFile: Sendable, Equatable {
         }
         var plaintext: [UInt8]
         do {
-            plaintext = try AESGCM.open(ciphertext, tag: tag, key: fileKey, nonce: nonce,
-                                        authenticating: Self.additionalData(header: header, expectedProfile: expectedProfile))
+            plaintext = try AESGCM.open(
+                ciphertext, tag: tag, key: fileKey, nonce: nonce,
+                authenticating: Self.additionalData(header: header, expectedProfile: expectedProfile))
         } catch {
             // Any failure to open (tag mismatch above all) means the key or the bytes are wrong.
             throw .wrongKeyOrTampered(path: path)
@@ -181,8 +190,10 @@ package struct TokenFile: Sendable, Equatable {
         return plaintext.count + tagByteCount + 1024
     }
 
-    public static func seal(_ session: StoredSession, keySource: KeySource.Kind, keyDerivation: TokenFileKeyDerivation,
-                            nonce: [UInt8], fileKey: SecretBytes, path: String = "token file") throws(TokenStoreError) -> TokenFile {
+    public static func seal(
+        _ session: StoredSession, keySource: KeySource.Kind, keyDerivation: TokenFileKeyDerivation,
+        nonce: [UInt8], fileKey: SecretBytes, path: String = "token file"
+    ) throws(TokenStoreError) -> TokenFile {
         let profile = session.profile
         guard !profile.isEmpty, profile.utf8.count <= maximumProfileByteCount else {
             throw .invalidProfileName(profile)
@@ -193,12 +204,14 @@ package struct TokenFile: Sendable, Equatable {
             throw .tooLarge(path: path, size: plaintext.count, limit: maximumByteCount - 1024)
         }
         // GCM ciphertext is as long as the plaintext; the header (and so the AAD) records that length.
-        var file = TokenFile(keySource: keySource, profile: profile, keyDerivation: keyDerivation,
-                             nonce: nonce, ciphertext: [UInt8](repeating: 0, count: plaintext.count), tag: [])
+        var file = TokenFile(
+            keySource: keySource, profile: profile, keyDerivation: keyDerivation,
+            nonce: nonce, ciphertext: [UInt8](repeating: 0, count: plaintext.count), tag: [])
         let sealed: (ciphertext: [UInt8], tag: [UInt8])
         do {
-            sealed = try AESGCM.seal(plaintext, key: fileKey, nonce: nonce,
-                                     authenticating: additionalData(header: file.header, expectedProfile: profile))
+            sealed = try AESGCM.seal(
+                plaintext, key: fileKey, nonce: nonce,
+                authenticating: additionalData(header: file.header, expectedProfile: profile))
         } catch {
             throw .keyUnavailable("encryption failed: \(error)")
         }

@@ -28,8 +28,10 @@ package enum TokenFileKeyDerivation: Sendable, Equatable {
         case let .hkdfSHA256(salt):
             return salt
         case let .pbkdf2SHA256(iterations, salt):
-            return [UInt8(truncatingIfNeeded: iterations >> 24), UInt8(truncatingIfNeeded: iterations >> 16),
-                    UInt8(truncatingIfNeeded: iterations >> 8), UInt8(truncatingIfNeeded: iterations)] + salt
+            return [
+                UInt8(truncatingIfNeeded: iterations >> 24), UInt8(truncatingIfNeeded: iterations >> 16),
+                UInt8(truncatingIfNeeded: iterations >> 8), UInt8(truncatingIfNeeded: iterations)
+            ] + salt
         }
     }
 

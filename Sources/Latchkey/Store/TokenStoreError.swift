@@ -1,6 +1,7 @@
 import LatchkeyHTTP
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the token store could not do what was asked. Every case is a local storage failure:
@@ -53,7 +54,8 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case let .profileMismatch(path, expected, found):
             return "token file \(path) belongs to profile '\(found)', not '\(expected)'"
         case let .unsupportedVersion(path, found, supported):
-            return "token file \(path) has format version \(found) but this latchkey reads version \(supported): written by a newer latchkey"
+            return
+                "token file \(path) has format version \(found) but this latchkey reads version \(supported): written by a newer latchkey"
         case let .keySourceMismatch(path, file, configured):
             return "token file \(path) is encrypted with key source '\(file)' but the profile uses '\(configured)'"
         case let .tooLarge(path, size, limit):

@@ -16,8 +16,10 @@ public struct Token: Sendable, Equatable {
     public var idToken: String?
 
     /// Makes a token value.
-    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
-                expiresAt: Timestamp? = nil, scope: String? = nil, idToken: String? = nil) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
+        expiresAt: Timestamp? = nil, scope: String? = nil, idToken: String? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken

@@ -45,7 +45,9 @@ struct TokenClient: Sendable {
     /// Every grant carries the configured `resource` indicators (RFC 8707 §2.2), so a refreshed or
     /// renewed token keeps the audience the sign-in asked for. A transient failure is asked again
     /// (`TransientFailure`) unless `retrying` is false: polling keeps its own pace.
-    public func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (TokenResponse.Outcome, HTTPResponse) {
+    public func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (
+        TokenResponse.Outcome, HTTPResponse
+    ) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
         let request = ProviderRequest(role: .token, url: url, form: params + ResourceIndicator.parameters(configuration.resources))
         let response = retrying ? try await binding.send(request) : try await binding.attempt(request)
@@ -66,7 +68,7 @@ struct TokenClient: Sendable {
     /// Exchanges an authorization code (RFC 6749 §4.1.3 with RFC 7636 §4.5's `code_verifier`).
     public func exchangeCode(_ code: String, redirectURI: String, verifier: String) async throws(LatchkeyError) -> TokenResponse {
         let (outcome, _) = try await request([
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier),
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)
         ])
         return try Self.require(outcome, context: .codeExchange)
     }
@@ -89,8 +91,10 @@ struct TokenClient: Sendable {
         let request = ProviderRequest(role: .revocation, url: url, form: [("token", token), ("token_type_hint", kind.rawValue)])
         do {
             var response = try await binding.send(request)
-            if let fallback = ProviderQuirks.revocationFallback.request(after: response, to: request, authMethod: configuration.authMethod,
-                                                                        accessToken: accessToken, bound: dpopKey != nil) {
+            if let fallback = ProviderQuirks.revocationFallback.request(
+                after: response, to: request, authMethod: configuration.authMethod,
+                accessToken: accessToken, bound: dpopKey != nil)
+            {
                 response = try await binding.send(fallback)
             }
             // RFC 7009 §2.2: 200 for success, including tokens already invalid.
@@ -118,8 +122,9 @@ struct TokenClient: Sendable {
     /// Pushes an authorization request (RFC 9126 §2.1): the parameters go to the provider over the
     /// back channel, authenticated like a token request (and with a DPoP proof when bound).
     public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
-        let url = try EndpointExchange.endpointURL(metadata.pushedAuthorizationRequestEndpoint,
-                                                   name: "pushed_authorization_request_endpoint")
+        let url = try EndpointExchange.endpointURL(
+            metadata.pushedAuthorizationRequestEndpoint,
+            name: "pushed_authorization_request_endpoint")
         // Sent once (`TransientFailure.repeats`); a transient status reads as at every other endpoint.
         let response = try await send(ProviderRequest(role: .pushedAuthorization, url: url, form: params))
         return try PushedAuthorizationResponse.parse(response)

@@ -22,8 +22,10 @@ package struct TokenResponse: Sendable, Equatable {
     public var serverDate: Timestamp?
 
     /// Makes a value (tests and custom grants).
-    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
-                scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Timestamp? = nil) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
+        scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Timestamp? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
@@ -85,20 +87,23 @@ package struct TokenResponse: Sendable, Equatable {
             return .error(.malformedResponse("refresh_token has characters outside RFC 6749's VSCHAR (%x20-7E)"))
         }
         let idToken = object.string("id_token").flatMap { $0.isEmpty ? nil : $0 }
-        return .token(TokenResponse(accessToken: access, tokenType: type, refreshToken: refresh,
-                                    expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),
-                                    idToken: idToken, raw: object,
-                                    serverDate: ClockSkew.authenticatedServerDate(response)))
+        return .token(
+            TokenResponse(
+                accessToken: access, tokenType: type, refreshToken: refresh,
+                expiresIn: object.lenientInt("expires_in"), scope: object.string("scope"),
+                idToken: idToken, raw: object,
+                serverDate: ClockSkew.authenticatedServerDate(response)))
     }
 
     /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit
     /// (the refresh token and the last verified ID token, never overwritten by absence).
     public func token(at now: Timestamp, previous: Token? = nil) -> Token {
-        Token(accessToken: accessToken, tokenType: tokenType,
-              refreshToken: refreshToken ?? previous?.refreshToken,
-              // Clamped so a hostile expires_in cannot make an unprintable date: at most ten years, never negative.
-              expiresAt: expiresIn.map { now.addingTimeInterval(Double(min(max($0, 0), 315_360_000))) },
-              scope: scope ?? previous?.scope,
-              idToken: idToken ?? previous?.idToken)
+        Token(
+            accessToken: accessToken, tokenType: tokenType,
+            refreshToken: refreshToken ?? previous?.refreshToken,
+            // Clamped so a hostile expires_in cannot make an unprintable date: at most ten years, never negative.
+            expiresAt: expiresIn.map { now.addingTimeInterval(Double(min(max($0, 0), 315_360_000))) },
+            scope: scope ?? previous?.scope,
+            idToken: idToken ?? previous?.idToken)
     }
 }

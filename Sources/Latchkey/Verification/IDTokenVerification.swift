@@ -15,8 +15,10 @@ struct IDTokenVerification: Sendable {
     /// Verifies `idToken` from the provider `metadata` describes, sent in an answer whose `Date`
     /// was `skew` seconds off the local clock; `nonce`, `accessToken` (`at_hash`) and
     /// `authRequestID` (CIBA's `urn:openid:params:jwt:claim:auth_req_id`) as the flow knows them.
-    func verify(_ idToken: String, from metadata: ProviderMetadata, skew: Double?, nonce: String? = nil,
-                accessToken: String?, authRequestID: String? = nil) async throws(LatchkeyError) -> VerifiedIDToken {
+    func verify(
+        _ idToken: String, from metadata: ProviderMetadata, skew: Double?, nonce: String? = nil,
+        accessToken: String?, authRequestID: String? = nil
+    ) async throws(LatchkeyError) -> VerifiedIDToken {
         try ClockSkew.check(skew)
         let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
         return try await verifier(for: metadata, time: judge)

@@ -17,7 +17,6 @@ package struct IDTokenVerifier: Sendable {
         case jwt
     }
 
-
     /// What to check. The defaults are the safe ones; the options that weaken verification are named
     /// for what they give up.
     package struct Configuration: Sendable {
@@ -45,10 +44,12 @@ package struct IDTokenVerifier: Sendable {
         public var kind: TokenKind
 
         /// Safe defaults: every check on, 60 s leeway, an ID token.
-        public init(issuer: String, clientID: String, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
-                    leeway: Double = 60, maxAge: Double? = nil, substituteEntraTenantID: Bool = false,
-                    skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false,
-                    kind: TokenKind = .idToken) {
+        public init(
+            issuer: String, clientID: String, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
+            leeway: Double = 60, maxAge: Double? = nil, substituteEntraTenantID: Bool = false,
+            skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false,
+            kind: TokenKind = .idToken
+        ) {
             self.issuer = issuer
             self.clientID = clientID
             self.allowedAlgorithms = allowedAlgorithms
@@ -77,14 +78,19 @@ package struct IDTokenVerifier: Sendable {
 
     /// The verifier a client uses for its issuer's ID tokens: algorithms configured ∩ advertised,
     /// the configured leeway, and the Entra tenant substitution when that quirk is on.
-    public static func forClient(_ configuration: ClientConfiguration, metadata: ProviderMetadata, keySet: any KeySet,
-                                 time: any TimeSource) throws(LatchkeyError) -> IDTokenVerifier {
-        let algorithms = try allowedAlgorithms(configured: configuration.allowedAlgorithms,
-                                               advertised: metadata.idTokenSigningAlgValuesSupported)
-        return IDTokenVerifier(configuration: .init(issuer: metadata.issuer, clientID: configuration.clientID,
-                                                    allowedAlgorithms: algorithms, leeway: configuration.leeway,
-                                                    substituteEntraTenantID: configuration.quirks.entraTenantIssuer),
-                               keySet: keySet, time: time)
+    public static func forClient(
+        _ configuration: ClientConfiguration, metadata: ProviderMetadata, keySet: any KeySet,
+        time: any TimeSource
+    ) throws(LatchkeyError) -> IDTokenVerifier {
+        let algorithms = try allowedAlgorithms(
+            configured: configuration.allowedAlgorithms,
+            advertised: metadata.idTokenSigningAlgValuesSupported)
+        return IDTokenVerifier(
+            configuration: .init(
+                issuer: metadata.issuer, clientID: configuration.clientID,
+                allowedAlgorithms: algorithms, leeway: configuration.leeway,
+                substituteEntraTenantID: configuration.quirks.entraTenantIssuer),
+            keySet: keySet, time: time)
     }
 
     /// The algorithms both the profile allows and the provider advertises (RS256 alone when the
@@ -105,8 +111,10 @@ package struct IDTokenVerifier: Sendable {
     /// `accessToken` enables the `at_hash` check when the token carries one; `authRequestID` (CIBA)
     /// must equal the token's `urn:openid:params:jwt:claim:auth_req_id` when it carries one, so a
     /// token issued for another person's request is refused (CIBA Core §7.4).
-    public func verify(_ idToken: String, nonce: String? = nil, accessToken: String? = nil,
-                       authRequestID: String? = nil) async throws(LatchkeyError) -> VerifiedIDToken {
+    public func verify(
+        _ idToken: String, nonce: String? = nil, accessToken: String? = nil,
+        authRequestID: String? = nil
+    ) async throws(LatchkeyError) -> VerifiedIDToken {
         let jws: JWS
         let claims: JWTClaims
         do {

@@ -49,11 +49,12 @@ struct ArgumentParser: Sendable {
                     value = inlineValue
                 } else {
                     guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                        throw UsageError("option \(name) needs a value (\(spec.valueName ?? "VALUE"))",
-                                         command: result.command?.name,
-                                         hint: index < arguments.count
-                                            ? "write \(name)=VALUE for a value that begins with '--'"
-                                            : nil)
+                        throw UsageError(
+                            "option \(name) needs a value (\(spec.valueName ?? "VALUE"))",
+                            command: result.command?.name,
+                            hint: index < arguments.count
+                                ? "write \(name)=VALUE for a value that begins with '--'"
+                                : nil)
                     }
                     value = arguments[index]
                     index += 1
@@ -75,8 +76,9 @@ struct ArgumentParser: Sendable {
                 return
             }
             guard let found = CommandCatalog.named(word) else {
-                throw UsageError("unknown command '\(word)'",
-                                 hint: "the commands are: " + commands.map(\.name).joined(separator: ", "))
+                throw UsageError(
+                    "unknown command '\(word)'",
+                    hint: "the commands are: " + commands.map(\.name).joined(separator: ", "))
             }
             result.command = found
             return
@@ -99,8 +101,9 @@ struct ArgumentParser: Sendable {
         // A command's option given before the command: say where it belongs.
         let owners = commands.filter { $0.option(named: name) != nil }.map(\.name)
         if !owners.isEmpty {
-            return UsageError("option '\(name)' belongs after a command (\(owners.joined(separator: ", ")))",
-                              hint: "write it after the command, e.g. 'latchkey \(owners[0]) \(name) …'")
+            return UsageError(
+                "option '\(name)' belongs after a command (\(owners.joined(separator: ", ")))",
+                hint: "write it after the command, e.g. 'latchkey \(owners[0]) \(name) …'")
         }
         return UsageError("unknown option '\(name)'")
     }

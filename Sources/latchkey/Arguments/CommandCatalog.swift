@@ -4,18 +4,21 @@ enum CommandCatalog {
     /// Options valid before or after any command.
     static let globalOptions: [OptionSpec] = [
         .value("profile", "NAME", help: "profile to act on", default: "default", env: ["LATCHKEY_PROFILE"]),
-        .value("state-dir", "DIR", help: "where profiles, keys, token files and locks live",
-               default: "$STATE_DIRECTORY, else $XDG_STATE_HOME/latchkey, else ~/.local/state/latchkey",
-               env: ["LATCHKEY_STATE_DIR"]),
-        .value("ca-file", "FILE", help: "PEM bundle of trusted CAs",
-               default: "the first usual system bundle that exists", env: ["LATCHKEY_CA_FILE", "SSL_CERT_FILE"]),
+        .value(
+            "state-dir", "DIR", help: "where profiles, keys, token files and locks live",
+            default: "$STATE_DIRECTORY, else $XDG_STATE_HOME/latchkey, else ~/.local/state/latchkey",
+            env: ["LATCHKEY_STATE_DIR"]),
+        .value(
+            "ca-file", "FILE", help: "PEM bundle of trusted CAs",
+            default: "the first usual system bundle that exists", env: ["LATCHKEY_CA_FILE", "SSL_CERT_FILE"]),
         .flag("json", help: "machine-readable output on stdout", default: "off"),
-        .flag("verbose", ["-v", "--verbose"],
-              help: "log each HTTP exchange to stderr, secrets redacted (tokens, codes, device_code, auth_req_id, credentials)",
-              default: "off"),
+        .flag(
+            "verbose", ["-v", "--verbose"],
+            help: "log each HTTP exchange to stderr, secrets redacted (tokens, codes, device_code, auth_req_id, credentials)",
+            default: "off"),
         .flag("quiet", ["-q", "--quiet"], help: "only errors on stderr", default: "off"),
         .flag("help", ["-h", "--help"], help: "show help for the tool or the command"),
-        .flag("version", help: "print the version of latchkey and mbedTLS"),
+        .flag("version", help: "print the version of latchkey and mbedTLS")
     ]
 
     static let passphraseFile = OptionSpec.value(
@@ -28,151 +31,198 @@ enum CommandCatalog {
     static let login = CommandSpec(
         name: "login", aliases: [], summary: "sign in and save the profile",
         details: """
-        Signs in with the device flow (default), a loopback browser redirect, by pasting the
-        redirected URL (pushed first with --par when the provider offers PAR), with CIBA (the
-        provider asks the person named by --login-hint on their own device), or, with
-        --flow client-credentials, as the client itself, with no person. --issuer and --client-id are required on a profile's first login and then
-        remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
-        empty unless --json, which prints JSON Lines events.
-        """,
+            Signs in with the device flow (default), a loopback browser redirect, by pasting the
+            redirected URL (pushed first with --par when the provider offers PAR), with CIBA (the
+            provider asks the person named by --login-hint on their own device), or, with
+            --flow client-credentials, as the client itself, with no person. --issuer and --client-id are required on a profile's first login and then
+            remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
+            empty unless --json, which prints JSON Lines events.
+            """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
             .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
             .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
             .value("scope", "SCOPES", help: "space- or comma-separated scopes to request", default: "openid offline_access"),
-            .value("flow", "device|browser|paste|ciba|client-credentials",
-                   help: "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4)", default: "device"),
-            .value("redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
-                   default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
-            .value("pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
-                   default: "auto"),
+            .value(
+                "flow", "device|browser|paste|ciba|client-credentials",
+                help: "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4)", default: "device"),
+            .value(
+                "redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
+                default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
+            .value(
+                "pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
+                default: "auto"),
             clientSecretFile,
-            .value("auth-method", "none|client_secret_basic|client_secret_post|private_key_jwt|tls_client_auth|self_signed_tls_client_auth",
-                   help: "client authentication at the token endpoint",
-                   default: "none, or client_secret_basic when a secret is given"),
-            .value("client-cert-file", "FILE",
-                   help: "PEM client certificate for tls_client_auth (RFC 8705); public, so mode 0644 is fine; remembered by path",
-                   default: "none"),
-            .value("client-cert-key-file", "FILE", help: "PEM private key of --client-cert-file, owner-only (mode 0600, else exit 9); remembered by path",
-                   default: "none"),
-            .value("device-authorization-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
-                   default: "discovered"),
-            .value("token-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
-                   default: "discovered"),
+            .value(
+                "auth-method", "none|client_secret_basic|client_secret_post|private_key_jwt|tls_client_auth|self_signed_tls_client_auth",
+                help: "client authentication at the token endpoint",
+                default: "none, or client_secret_basic when a secret is given"),
+            .value(
+                "client-cert-file", "FILE",
+                help: "PEM client certificate for tls_client_auth (RFC 8705); public, so mode 0644 is fine; remembered by path",
+                default: "none"),
+            .value(
+                "client-cert-key-file", "FILE",
+                help: "PEM private key of --client-cert-file, owner-only (mode 0600, else exit 9); remembered by path",
+                default: "none"),
+            .value(
+                "device-authorization-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                default: "discovered"),
+            .value(
+                "token-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                default: "discovered"),
             .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
-            .value("revocation-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
-                   default: "discovered"),
+            .value(
+                "revocation-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                default: "discovered"),
             .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
-            .value("credential-host", "HOST[:PORT]",
-                   help: "the host `credential get` answers for; remembered. A git profile is a Bearer profile: without --dpop it signs in with --dpop never",
-                   default: "the issuer's host"),
-            .value("credential-username", "NAME", help: "the username `credential get` answers with; remembered",
-                   default: "oauth2"),
-            .value("post-logout-redirect-uri", "URI", help: "post_logout_redirect_uri for `logout --end-session`; remembered",
-                   default: "none"),
-            .value("dpop", "auto|always|never",
-                   help: "bind the tokens to a per-session key (RFC 9449); auto: when the provider offers ES256; remembered",
-                   default: "auto"),
-            .flag("require-dpop-for-offline-access",
-                  help: "refuse (exit 2) rather than warn when a public client's offline_access token would not be DPoP-bound",
-                  default: "off"),
-            .value("par", "auto|always|never",
-                   help: "push the browser/paste flow's request first (RFC 9126); auto: when the provider offers it",
-                   default: "auto"),
+            .value(
+                "credential-host", "HOST[:PORT]",
+                help:
+                    "the host `credential get` answers for; remembered. A git profile is a Bearer profile: without --dpop it signs in with --dpop never",
+                default: "the issuer's host"),
+            .value(
+                "credential-username", "NAME", help: "the username `credential get` answers with; remembered",
+                default: "oauth2"),
+            .value(
+                "post-logout-redirect-uri", "URI", help: "post_logout_redirect_uri for `logout --end-session`; remembered",
+                default: "none"),
+            .value(
+                "dpop", "auto|always|never",
+                help: "bind the tokens to a per-session key (RFC 9449); auto: when the provider offers ES256; remembered",
+                default: "auto"),
+            .flag(
+                "require-dpop-for-offline-access",
+                help: "refuse (exit 2) rather than warn when a public client's offline_access token would not be DPoP-bound",
+                default: "off"),
+            .value(
+                "par", "auto|always|never",
+                help: "push the browser/paste flow's request first (RFC 9126); auto: when the provider offers it",
+                default: "auto"),
             .value("resource", "URI", help: "RFC 8707 resource indicator (repeatable); remembered", default: "none"),
-            .value("param", "NAME=VALUE",
-                   help: "extra authorization/device request parameter (repeatable; not a protocol-owned name); remembered",
-                   default: "none"),
-            .value("key-source", "machine|passphrase|credential|file:PATH",
-                   help: "how the token file is encrypted; fixed at first login", default: "machine"),
+            .value(
+                "param", "NAME=VALUE",
+                help: "extra authorization/device request parameter (repeatable; not a protocol-owned name); remembered",
+                default: "none"),
+            .value(
+                "key-source", "machine|passphrase|credential|file:PATH",
+                help: "how the token file is encrypted; fixed at first login", default: "machine"),
             passphraseFile,
             .flag("qr", help: "draw a QR code of the verification URL", default: "on when stderr is a TTY"),
             .flag("no-qr", help: "do not draw the QR code"),
             .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
             .flag("open", help: "try xdg-open on the URL", default: "off"),
             .value("login-hint", "HINT", help: "--flow ciba: who is asked to approve, in the provider's format (required for ciba)"),
-            .value("binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
-                   default: "none"),
-            .value("qr-file", "FILE.svg|FILE.png",
-                   help: "device flow: also write the verification URL's QR code as an image; its folder must exist and be writable (else exit 2); deleted when the login ends",
-                   default: "none"),
-            .value("client-key-file", "FILE",
-                   help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",
-                   default: "none"),
+            .value(
+                "binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
+                default: "none"),
+            .value(
+                "qr-file", "FILE.svg|FILE.png",
+                help:
+                    "device flow: also write the verification URL's QR code as an image; its folder must exist and be writable (else exit 2); deleted when the login ends",
+                default: "none"),
+            .value(
+                "client-key-file", "FILE",
+                help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",
+                default: "none"),
             .value("client-key-id", "KID", help: "private_key_jwt: the assertion's kid header; remembered", default: "none"),
-            .value("client-assertion-alg", "ES256|ES384|PS256|RS256|…",
-                   help: "private_key_jwt: the signing algorithm; remembered", default: "the key's: ES256, ES384 or RS256"),
-            .value("client-assertion-typ", "client-authentication+jwt|jwt",
-                   help: "private_key_jwt: the assertion's typ header; remembered", default: "client-authentication+jwt"),
-            .value("client-assertion-aud", "issuer|endpoint",
-                   help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
-                   default: "issuer"),
+            .value(
+                "client-assertion-alg", "ES256|ES384|PS256|RS256|…",
+                help: "private_key_jwt: the signing algorithm; remembered", default: "the key's: ES256, ES384 or RS256"),
+            .value(
+                "client-assertion-typ", "client-authentication+jwt|jwt",
+                help: "private_key_jwt: the assertion's typ header; remembered", default: "client-authentication+jwt"),
+            .value(
+                "client-assertion-aud", "issuer|endpoint",
+                help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
+                default: "issuer")
         ],
         optionGroups: [
-            OptionGroup(title: "Common options", keys: ["issuer", "client-id", "scope", "flow", "resource", "param", "key-source",
-                                                        "passphrase-file", "timeout"]),
+            OptionGroup(
+                title: "Common options",
+                keys: [
+                    "issuer", "client-id", "scope", "flow", "resource", "param", "key-source",
+                    "passphrase-file", "timeout"
+                ]),
             OptionGroup(title: "Device flow", keys: ["pkce", "qr", "no-qr"]),
             OptionGroup(title: "Browser and paste flows", keys: ["redirect-uri", "par", "open"]),
             OptionGroup(title: "CIBA", keys: ["login-hint", "binding-message"]),
-            OptionGroup(title: "Client authentication", keys: ["client-secret-file", "auth-method", "client-key-file", "client-key-id",
-                                                               "client-assertion-alg", "client-assertion-typ", "client-assertion-aud",
-                                                               "client-cert-file", "client-cert-key-file"]),
+            OptionGroup(
+                title: "Client authentication",
+                keys: [
+                    "client-secret-file", "auth-method", "client-key-file", "client-key-id",
+                    "client-assertion-alg", "client-assertion-typ", "client-assertion-aud",
+                    "client-cert-file", "client-cert-key-file"
+                ]),
             OptionGroup(title: "DPoP", keys: ["dpop", "require-dpop-for-offline-access"]),
             OptionGroup(title: "Kiosk", keys: ["qr-file"]),
-            OptionGroup(title: "Endpoint overrides", keys: ["device-authorization-endpoint", "token-endpoint", "authorization-endpoint",
-                                                            "revocation-endpoint", "jwks-uri"]),
-            OptionGroup(title: "git and logout", keys: ["credential-host", "credential-username", "post-logout-redirect-uri"]),
+            OptionGroup(
+                title: "Endpoint overrides",
+                keys: [
+                    "device-authorization-endpoint", "token-endpoint", "authorization-endpoint",
+                    "revocation-endpoint", "jwks-uri"
+                ]),
+            OptionGroup(title: "git and logout", keys: ["credential-host", "credential-username", "post-logout-redirect-uri"])
         ],
         examples: [
-            ("latchkey login --issuer https://id.example.com --client-id my-device",
-             "a device with no browser: shows a URL, a code and a QR code for a phone"),
-            ("latchkey --profile forge login --issuer https://id.example.com --client-id git --credential-host git.example.com",
-             "a Bearer profile for git's credential helper (DPoP off, since HTTP Basic carries no proof)"),
-            ("latchkey login --flow ciba --issuer https://id.example.com --client-id kiosk --client-secret-file /etc/latchkey/secret --login-hint alice@example.com",
-             "CIBA: the provider asks alice on her own phone; no code to type"),
+            (
+                "latchkey login --issuer https://id.example.com --client-id my-device",
+                "a device with no browser: shows a URL, a code and a QR code for a phone"
+            ),
+            (
+                "latchkey --profile forge login --issuer https://id.example.com --client-id git --credential-host git.example.com",
+                "a Bearer profile for git's credential helper (DPoP off, since HTTP Basic carries no proof)"
+            ),
+            (
+                "latchkey login --flow ciba --issuer https://id.example.com --client-id kiosk --client-secret-file /etc/latchkey/secret --login-hint alice@example.com",
+                "CIBA: the provider asks alice on her own phone; no code to type"
+            )
         ])
 
     static let token = CommandSpec(
         name: "token", aliases: [], summary: "print a valid access token",
         details: """
-        Prints a valid access token, refreshing first when it expires within --min-ttl seconds
-        (by default 60, or half the lifetime of a token that lives less than 60 s; a --min-ttl given is used as given).
-        With a valid cached token it does not touch the network. A --force-refresh that finds,
-        once it holds the profile's lock, that another process replaced the token while it waited
-        prints that token instead of refreshing again. For a DPoP-bound session the Bearer-only
-        outputs (exec-credential, header without --method and --url) are exit 2: sign in with
-        --dpop never for a Bearer token, or give --format header --method M --url URL.
-        """,
+            Prints a valid access token, refreshing first when it expires within --min-ttl seconds
+            (by default 60, or half the lifetime of a token that lives less than 60 s; a --min-ttl given is used as given).
+            With a valid cached token it does not touch the network. A --force-refresh that finds,
+            once it holds the profile's lock, that another process replaced the token while it waited
+            prints that token instead of refreshing again. For a DPoP-bound session the Bearer-only
+            outputs (exec-credential, header without --method and --url) are exit 2: sign in with
+            --dpop never for a Bearer token, or give --format header --method M --url URL.
+            """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
             .value("format", "bare|header|json|exec-credential", help: "output format", default: "bare"),
             .value("method", "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
             .value("url", "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
-            .value("min-ttl", "SECONDS",
-                   help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
-                   default: "60"),
-            .flag("force-refresh", help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
-                  default: "off"),
+            .value(
+                "min-ttl", "SECONDS",
+                help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
+                default: "60"),
+            .flag(
+                "force-refresh", help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
+                default: "off"),
             clientSecretFile,
-            passphraseFile,
+            passphraseFile
         ])
 
     static let proof = CommandSpec(
         name: "proof", aliases: [], summary: "print a DPoP proof for one request",
         details: """
-        Prints a DPoP proof JWT (RFC 9449) for one request with the current access token (ath), for
-        tools that send the request themselves: -H "DPoP: $(latchkey proof --method GET --url URL)".
-        Exits 3 when not signed in, 2 when the session is not DPoP-bound.
-        """,
+            Prints a DPoP proof JWT (RFC 9449) for one request with the current access token (ath), for
+            tools that send the request themselves: -H "DPoP: $(latchkey proof --method GET --url URL)".
+            Exits 3 when not signed in, 2 when the session is not DPoP-bound.
+            """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
             .value("method", "M", help: "the request's HTTP method (required)"),
             .value("url", "URL", help: "the request's URL (required)"),
-            .value("min-ttl", "SECONDS",
-                   help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
-                   default: "60"),
+            .value(
+                "min-ttl", "SECONDS",
+                help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
+                default: "60"),
             clientSecretFile,
-            passphraseFile,
+            passphraseFile
         ])
 
     static let idToken = CommandSpec(
@@ -188,69 +238,76 @@ enum CommandCatalog {
     static let status = CommandSpec(
         name: "status", aliases: [], summary: "show the profile's sign-in state",
         details: """
-        Shows the profile, issuer, client_id, subject, access-token expiry, whether a refresh token
-        is held, the key source and the file paths. --json prints the same as one object.
-        Exits 3 when not signed in. --format openmetrics prints the Prometheus text format for
-        node_exporter's textfile collector instead (no token or secret in it; never prompts;
-        exit 0 when signed out, which the metrics say).
-        """,
+            Shows the profile, issuer, client_id, subject, access-token expiry, whether a refresh token
+            is held, the key source and the file paths. --json prints the same as one object.
+            Exits 3 when not signed in. --format openmetrics prints the Prometheus text format for
+            node_exporter's textfile collector instead (no token or secret in it; never prompts;
+            exit 0 when signed out, which the metrics say).
+            """,
         argumentsUsage: "", maxPositionals: 0,
-        options: [passphraseFile,
-                  .value("format", "text|openmetrics", help: "output format", default: "text"),
-                  .flag("all-profiles", help: "with --format openmetrics: every profile of the state directory", default: "off")])
+        options: [
+            passphraseFile,
+            .value("format", "text|openmetrics", help: "output format", default: "text"),
+            .flag("all-profiles", help: "with --format openmetrics: every profile of the state directory", default: "off")
+        ])
 
     static let refresh = CommandSpec(
         name: "refresh", aliases: [], summary: "refresh the tokens now",
         details: """
-        Refreshes now. When the server rejects the refresh token the local tokens are cleared and
-        the exit code is 3: run 'latchkey login' again. A token another process replaced while
-        this one waited for the profile's lock counts as the refresh.
-        """,
+            Refreshes now. When the server rejects the refresh token the local tokens are cleared and
+            the exit code is 3: run 'latchkey login' again. A token another process replaced while
+            this one waited for the profile's lock counts as the refresh.
+            """,
         argumentsUsage: "", maxPositionals: 0, options: [clientSecretFile, passphraseFile])
 
     static let logout = CommandSpec(
         name: "logout", aliases: [], summary: "revoke the tokens and delete the local token file",
         details: """
-        Revokes the refresh token, then the access token (RFC 7009), and deletes the local token
-        file. The file is deleted even when revocation fails (with a warning). The profile's
-        settings are kept.
-        """,
+            Revokes the refresh token, then the access token (RFC 7009), and deletes the local token
+            file. The file is deleted even when revocation fails (with a warning). The profile's
+            settings are kept.
+            """,
         argumentsUsage: "", maxPositionals: 0,
-        options: [.flag("no-revoke", help: "skip revocation; only delete the local file", default: "off"),
-                  .flag("end-session", help: "also print (and draw as a QR code) the provider's end_session_endpoint URL",
-                        default: "off"),
-                  .flag("id-token-hint", help: "with --end-session: put the ID token in that URL (anyone who sees it gets it)",
-                        default: "off"),
-                  .flag("qr", help: "draw the end-session QR code", default: "on when stderr is a TTY"),
-                  .flag("no-qr", help: "do not draw the QR code"),
-                  clientSecretFile, passphraseFile])
+        options: [
+            .flag("no-revoke", help: "skip revocation; only delete the local file", default: "off"),
+            .flag(
+                "end-session", help: "also print (and draw as a QR code) the provider's end_session_endpoint URL",
+                default: "off"),
+            .flag(
+                "id-token-hint", help: "with --end-session: put the ID token in that URL (anyone who sees it gets it)",
+                default: "off"),
+            .flag("qr", help: "draw the end-session QR code", default: "on when stderr is a TTY"),
+            .flag("no-qr", help: "do not draw the QR code"),
+            clientSecretFile, passphraseFile
+        ])
 
     static let verify = CommandSpec(
         name: "verify", aliases: [], summary: "verify a compact JWS/JWT",
         details: """
-        Verifies TOKEN (or the token read from stdin with '-' or no argument) and prints
-        {"header":{…},"claims":{…}}. Exits 8 with the reason when verification fails.
-        Keys come from --jwks, or from the jwks_uri discovered from --issuer; with both, --issuer
-        is also checked against the iss claim.
-        """,
+            Verifies TOKEN (or the token read from stdin with '-' or no argument) and prints
+            {"header":{…},"claims":{…}}. Exits 8 with the reason when verification fails.
+            Keys come from --jwks, or from the jwks_uri discovered from --issuer; with both, --issuer
+            is also checked against the iss claim.
+            """,
         argumentsUsage: "[TOKEN|-]", maxPositionals: 1,
         options: [
             .value("jwks", "FILE|URL", help: "the JSON Web Key Set to verify against"),
             .value("issuer", "URL", help: "discover the jwks_uri from this issuer; require iss to equal it"),
             .value("audience", "AUD", help: "require aud to contain AUD", default: "not checked"),
-            .value("alg", "ALG[,ALG…]", help: "allowed algorithms, e.g. RS256,ES256",
-                   default: "RS256..512, PS256..512, ES256..512"),
+            .value(
+                "alg", "ALG[,ALG…]", help: "allowed algorithms, e.g. RS256,ES256",
+                default: "RS256..512, PS256..512, ES256..512"),
             .value("leeway", "SECONDS", help: "clock leeway for exp, nbf and iat", default: "60"),
             .value("at", "TIME", help: "check time claims as of TIME (RFC 3339 or epoch seconds)", default: "now"),
-            .flag("no-time-check", help: "skip exp, nbf and iat checks", default: "off"),
+            .flag("no-time-check", help: "skip exp, nbf and iat checks", default: "off")
         ])
 
     static let discover = CommandSpec(
         name: "discover", aliases: [], summary: "print an issuer's validated metadata",
         details: """
-        Fetches OIDC Discovery (falling back to RFC 8414), checks that its issuer equals --issuer
-        exactly, and prints the metadata as JSON.
-        """,
+            Fetches OIDC Discovery (falling back to RFC 8414), checks that its issuer equals --issuer
+            exactly, and prints the metadata as JSON.
+            """,
         argumentsUsage: "", maxPositionals: 0,
         options: [.value("issuer", "URL", help: "the issuer to discover (required)")])
 
@@ -262,70 +319,72 @@ enum CommandCatalog {
     static let credential = CommandSpec(
         name: "credential", aliases: [], summary: "git credential helper: answer with the access token",
         details: """
-        Speaks git's credential-helper protocol on stdin/stdout, e.g.
-        git config credential.https://git.example.com.helper '!latchkey --profile forge credential'.
-        get answers only for protocol=https and the profile's credential host (login
-        --credential-host, default the issuer's host) with username, password (a valid access
-        token) and password_expiry_utc; for any other request it prints nothing. A DPoP-bound
-        session gets no answer either (git's HTTP Basic carries no proof): sign the profile in
-        with login --dpop never. erase makes the next get refresh first; store does nothing.
-        Malformed input is a usage error (exit 2).
-        """,
+            Speaks git's credential-helper protocol on stdin/stdout, e.g.
+            git config credential.https://git.example.com.helper '!latchkey --profile forge credential'.
+            get answers only for protocol=https and the profile's credential host (login
+            --credential-host, default the issuer's host) with username, password (a valid access
+            token) and password_expiry_utc; for any other request it prints nothing. A DPoP-bound
+            session gets no answer either (git's HTTP Basic carries no proof): sign the profile in
+            with login --dpop never. erase makes the next get refresh first; store does nothing.
+            Malformed input is a usage error (exit 2).
+            """,
         argumentsUsage: "get|store|erase", maxPositionals: 1, options: [clientSecretFile, passphraseFile])
-
 
     static let fetch = CommandSpec(
         name: "fetch", aliases: [], summary: "send an authenticated request and print the response",
         details: """
-        Sends one request with the profile's access token (Bearer, or DPoP with a fresh proof) and
-        writes the response body to stdout. A 401 invalid_token refreshes once and retries once; a
-        use_dpop_nonce answer is retried once. Redirects are followed within the same origin only
-        (at most 3); the token never goes to another origin. Exit 0 for a final status below 400,
-        10 at 400 and above (the body is still printed). Bodies up to 64 MiB.
-        """,
+            Sends one request with the profile's access token (Bearer, or DPoP with a fresh proof) and
+            writes the response body to stdout. A 401 invalid_token refreshes once and retries once; a
+            use_dpop_nonce answer is retried once. Redirects are followed within the same origin only
+            (at most 3); the token never goes to another origin. Exit 0 for a final status below 400,
+            10 at 400 and above (the body is still printed). Bodies up to 64 MiB.
+            """,
         argumentsUsage: "URL", maxPositionals: 1,
         options: [
-            OptionSpec(key: "request", names: ["-X", "--request"], valueName: "METHOD", help: "the HTTP method, sent exactly as given (case matters: `get` is not GET)",
-                       defaultDescription: "GET, or POST with --data", environment: []),
-            OptionSpec(key: "header", names: ["-H", "--header"], valueName: "'Name: value'",
-                       help: "add a request header (repeatable; not Authorization or DPoP)", defaultDescription: nil, environment: []),
+            OptionSpec(
+                key: "request", names: ["-X", "--request"], valueName: "METHOD",
+                help: "the HTTP method, sent exactly as given (case matters: `get` is not GET)",
+                defaultDescription: "GET, or POST with --data", environment: []),
+            OptionSpec(
+                key: "header", names: ["-H", "--header"], valueName: "'Name: value'",
+                help: "add a request header (repeatable; not Authorization or DPoP)", defaultDescription: nil, environment: []),
             .value("data", "STRING|@FILE|@-", help: "the request body: text, a file, or stdin", default: "none"),
             .flag("include", help: "print the status line and headers before the body", default: "off"),
-            .value("output", "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
-                   default: "stdout"),
+            .value(
+                "output", "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
+                default: "stdout"),
             clientSecretFile,
-            passphraseFile,
+            passphraseFile
         ])
-
 
     static let config = CommandSpec(
         name: "config", aliases: [], summary: "show or change what a profile remembers, without a new login",
         details: """
-        config get KEY, config set KEY VALUE and config unset KEY change the settings that do not
-        change the sign-in: ca-file, credential-host, credential-username, post-logout-redirect-uri
-        and min-ttl (the default --min-ttl of token, fetch, proof and credential get, used as given).
-        Values are checked as login checks them. Any other login option is exit 2: changing it needs
-        a new login. config list prints everything the profile remembers (a JSON object with
-        --json); the profile holds no secret.
-        """,
+            config get KEY, config set KEY VALUE and config unset KEY change the settings that do not
+            change the sign-in: ca-file, credential-host, credential-username, post-logout-redirect-uri
+            and min-ttl (the default --min-ttl of token, fetch, proof and credential get, used as given).
+            Values are checked as login checks them. Any other login option is exit 2: changing it needs
+            a new login. config list prints everything the profile remembers (a JSON object with
+            --json); the profile holds no secret.
+            """,
         argumentsUsage: "get|set|unset KEY [VALUE] | list", maxPositionals: 3, options: [])
 
     static let completion = CommandSpec(
         name: "completion", aliases: [], summary: "print a shell completion script (bash, zsh, fish)",
         details: """
-        Prints the completion script for the shell, generated from the same command list as
-        --help: commands, options, the fixed values of options such as --flow and --dpop, and
-        profile names. source <(latchkey completion bash) tries it; the package installs all
-        three. completion profiles prints the profile names, one a line, which the scripts ask for.
-        """,
+            Prints the completion script for the shell, generated from the same command list as
+            --help: commands, options, the fixed values of options such as --flow and --dpop, and
+            profile names. source <(latchkey completion bash) tries it; the package installs all
+            three. completion profiles prints the profile names, one a line, which the scripts ask for.
+            """,
         argumentsUsage: "bash|zsh|fish|profiles", maxPositionals: 1, options: [])
 
     static let manual = CommandSpec(
         name: "manual", aliases: [], summary: "print the latchkey(1) manual page (roff)",
         details: """
-        Prints latchkey(1) in roff, generated from the same command list as --help; the package
-        build writes it with this command. Read it with: latchkey manual | man -l -
-        """,
+            Prints latchkey(1) in roff, generated from the same command list as --help; the package
+            build writes it with this command. Read it with: latchkey manual | man -l -
+            """,
         argumentsUsage: "", maxPositionals: 0, options: [])
 
     /// The command called `word` (its name or an alias). Only that command's spec is built: each
@@ -346,6 +405,8 @@ enum CommandCatalog {
     }
 
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
-                                     config, register, completion, manual]
+    static let all: [CommandSpec] = [
+        login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
+        config, register, completion, manual
+    ]
 }

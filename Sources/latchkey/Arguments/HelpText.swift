@@ -44,11 +44,11 @@ enum HelpText {
 
     static let exitCodes = """
 
-    Exit codes: 0 success, 1 internal error, 2 usage, 3 not signed in, 4 denied, 5 timed out,
-    6 network/TLS, 7 protocol/server, 8 verification failed, 9 local storage,
-    10 fetch: HTTP error (status 400 or more), 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+        Exit codes: 0 success, 1 internal error, 2 usage, 3 not signed in, 4 denied, 5 timed out,
+        6 network/TLS, 7 protocol/server, 8 verification failed, 9 local storage,
+        10 fetch: HTTP error (status 400 or more), 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
-    """
+        """
 
     private static func aliasText(_ command: CommandSpec) -> String {
         command.aliases.isEmpty ? "" : " (" + command.aliases.joined(separator: ", ") + ")"

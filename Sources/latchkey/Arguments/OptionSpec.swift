@@ -22,8 +22,10 @@ struct OptionSpec: Sendable {
     }
 
     /// An option that takes one value.
-    static func value(_ key: String, _ valueName: String, help: String, default def: String? = nil,
-                      env: [String] = []) -> OptionSpec {
+    static func value(
+        _ key: String, _ valueName: String, help: String, default def: String? = nil,
+        env: [String] = []
+    ) -> OptionSpec {
         OptionSpec(key: key, names: ["--" + key], valueName: valueName, help: help, defaultDescription: def, environment: env)
     }
 }

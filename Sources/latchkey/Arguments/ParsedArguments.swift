@@ -66,8 +66,9 @@ struct ParsedArguments: Sendable {
     func choice(_ key: String, _ choices: [String], default fallback: String) throws(UsageError) -> String {
         guard let text = value(key) else { return fallback }
         guard choices.contains(text) else {
-            throw UsageError("--\(key) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
-                             command: command?.name)
+            throw UsageError(
+                "--\(key) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
+                command: command?.name)
         }
         return text
     }

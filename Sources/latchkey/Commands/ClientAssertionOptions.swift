@@ -12,8 +12,9 @@ enum ClientAssertionOptions {
         if let text = args.string("client-assertion-alg") {
             let names = JWSAlgorithm.allCases.map(\.rawValue)
             guard let algorithm = JWSAlgorithm(rawValue: text) else {
-                throw UsageError("--client-assertion-alg must be one of \(names.joined(separator: ", ")), got '\(text)'",
-                                 command: "login")
+                throw UsageError(
+                    "--client-assertion-alg must be one of \(names.joined(separator: ", ")), got '\(text)'",
+                    command: "login")
             }
             settings.algorithm = algorithm
         }
@@ -24,12 +25,14 @@ enum ClientAssertionOptions {
             settings.keyID = kid
         }
         if args.has("client-assertion-typ") {
-            settings.type = ClientAssertionType(rawValue: try args.choice(
-                "client-assertion-typ", ClientAssertionType.allCases.map(\.rawValue), default: "client-authentication+jwt"))!
+            settings.type = ClientAssertionType(
+                rawValue: try args.choice(
+                    "client-assertion-typ", ClientAssertionType.allCases.map(\.rawValue), default: "client-authentication+jwt"))!
         }
         if args.has("client-assertion-aud") {
-            settings.audience = ClientAssertionAudience(rawValue: try args.choice(
-                "client-assertion-aud", ClientAssertionAudience.allCases.map(\.rawValue), default: "issuer"))!
+            settings.audience = ClientAssertionAudience(
+                rawValue: try args.choice(
+                    "client-assertion-aud", ClientAssertionAudience.allCases.map(\.rawValue), default: "issuer"))!
         }
         client.clientAssertion = settings
     }

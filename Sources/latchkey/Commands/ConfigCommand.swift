@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// `latchkey config get|set|unset KEY [VALUE]` and `config list`: changes what a profile remembers
@@ -35,8 +35,13 @@ enum ConfigCommand {
             let key = try settable(words[1])
             let value = current(key, in: try access.requireSettings())
             if context.globals.json {
-                context.console.outLine(JSONValue.object(JSONObject([("key", .string(key)),
-                                                                      ("value", value.map(JSONValue.string) ?? .null)])).jsonText)
+                context.console.outLine(
+                    JSONValue.object(
+                        JSONObject([
+                            ("key", .string(key)),
+                            ("value", value.map(JSONValue.string) ?? .null)
+                        ])
+                    ).jsonText)
             } else if let value {
                 context.console.out(TerminalText.singleLine(value) + "\n")
             }
@@ -64,8 +69,9 @@ enum ConfigCommand {
     static func settable(_ key: String) throws(UsageError) -> String {
         if keys.contains(key) { return key }
         if CommandCatalog.login.options.contains(where: { $0.key == key }) {
-            throw UsageError("changing \(key) needs a new login", command: "config",
-                             hint: "run `latchkey login --\(key) VALUE`; config changes only " + keys.joined(separator: ", "))
+            throw UsageError(
+                "changing \(key) needs a new login", command: "config",
+                hint: "run `latchkey login --\(key) VALUE`; config changes only " + keys.joined(separator: ", "))
         }
         throw UsageError("unknown setting '\(key)'", command: "config", hint: "the settings are: " + keys.joined(separator: ", "))
     }
@@ -80,8 +86,9 @@ enum ConfigCommand {
             // Remembered by every later call (and copied across a fleet): a margin past a day
             // would make every token due, so every call a refresh.
             guard Double(n) <= RefreshMargin.profileCeiling else {
-                throw UsageError("min-ttl is at most \(Int(RefreshMargin.profileCeiling)) seconds (a day), got \(n)", command: "config",
-                                 hint: "a margin at least as long as the token's lifetime would refresh on every call")
+                throw UsageError(
+                    "min-ttl is at most \(Int(RefreshMargin.profileCeiling)) seconds (a day), got \(n)", command: "config",
+                    hint: "a margin at least as long as the token's lifetime would refresh on every call")
             }
             return String(n)
         case "ca-file":

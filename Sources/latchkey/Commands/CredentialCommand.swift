@@ -13,8 +13,9 @@ enum CredentialCommand {
         }
         let request: CredentialRequest
         do { request = try CredentialRequest.parse(CredentialInput.read()) } catch {
-            throw UsageError(error.description, command: "credential",
-                             hint: "the input must be git credential attributes, name=value per line")
+            throw UsageError(
+                error.description, command: "credential",
+                hint: "the input must be git credential attributes, name=value per line")
         }
         // `store` has nothing to keep: the token file is the only store, written by login and refresh.
         if operation == "store" { return 0 }
@@ -26,8 +27,11 @@ enum CredentialCommand {
             // git only says "could not read Username": with -v, say why this helper stayed silent.
             if context.globals.verbose {
                 let asked = (request.scheme ?? "?") + "://" + (request.host ?? "?")
-                context.console.error(TerminalText.singleLine("* credential \(operation): no answer for \(asked): profile '\(access.profile)' "
-                    + "answers only https://\(credentialHost(settings)) (login --credential-host, or `latchkey config set credential-host HOST`)") + "\n")
+                context.console.error(
+                    TerminalText.singleLine(
+                        "* credential \(operation): no answer for \(asked): profile '\(access.profile)' "
+                            + "answers only https://\(credentialHost(settings)) (login --credential-host, or `latchkey config set credential-host HOST`)"
+                    ) + "\n")
             }
             return 0
         }
@@ -37,9 +41,10 @@ enum CredentialCommand {
             try await TerminationSignals.startWatching().run { try await session.markTokenStale(accessToken: request.value("password")) }
             return 0
         }
-        let token = try TokenCommand.printable(try await TerminationSignals.startWatching().run {
-            try await session.validToken(margin: TokenCommand.refreshMargin(nil, settings: settings))
-        })
+        let token = try TokenCommand.printable(
+            try await TerminationSignals.startWatching().run {
+                try await session.validToken(margin: TokenCommand.refreshMargin(nil, settings: settings))
+            })
         if TokenBinding(token) == .dpop {
             // git sends the password as HTTP Basic, which has no room for a DPoP proof: handing the
             // token out would use a key-bound token as a bearer one (refused by a server that checks

@@ -31,12 +31,14 @@ enum EndSessionOutput {
         }
         let random: SecureRandom
         do { random = try SecureRandom() } catch {
-            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
-                                 hint: "check that getrandom(2) works in this environment")
+            throw CommandFailure(
+                exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                hint: "check that getrandom(2) works in this environment")
         }
-        let request = try EndSessionRequest(endpoint: endpoint, clientID: settings.client.clientID,
-                                            postLogoutRedirectURI: settings.postLogoutRedirectURI, idTokenHint: hint,
-                                            random: random)
+        let request = try EndSessionRequest(
+            endpoint: endpoint, clientID: settings.client.clientID,
+            postLogoutRedirectURI: settings.postLogoutRedirectURI, idTokenHint: hint,
+            random: random)
         return .url(request.url)
     }
 
@@ -46,14 +48,17 @@ enum EndSessionOutput {
             context.console.warn(why)
         case .url(let url):
             if context.globals.json {
-                context.console.out(JSONValue.object(JSONObject([("event", .string("end_session")), ("url", .string(url.absoluteString))])).jsonText + "\n")
+                context.console.out(
+                    JSONValue.object(JSONObject([("event", .string("end_session")), ("url", .string(url.absoluteString))])).jsonText + "\n")
             }
             let args = context.arguments
             let wantsQR = args.has("qr") && (!args.has("no-qr") || args.isLater("qr", than: "no-qr"))
             let showQR = !context.console.quiet && (wantsQR || (context.console.stderrIsTTY && !args.has("no-qr")))
             var text = "To end your session at the provider, open:\n\n    " + TerminalText.singleLine(url.absoluteString) + "\n\n"
             if showQR, let code = try? QRCode(text: url.absoluteString) {
-                text += "Or scan this QR code with your phone:\n\n" + QRTerminalRenderer(quietZone: 4, colour: context.console.colour).render(code) + "\n"
+                text +=
+                    "Or scan this QR code with your phone:\n\n"
+                    + QRTerminalRenderer(quietZone: 4, colour: context.console.colour).render(code) + "\n"
             }
             // With --json the URL is on stdout already; stderr still gets the human text for the person.
             context.console.info(text)

@@ -17,8 +17,10 @@ enum FetchCommand {
     /// Headers the token and proof own: setting them with `-H` is a usage error.
     static let reservedHeaders = ["authorization", "dpop"]
     /// Headers the HTTP stack sets itself (it drops callers' copies): refused rather than ignored.
-    static let transportHeaders = ["host", "connection", "content-length", "transfer-encoding", "accept-encoding", "te",
-                                   "upgrade", "keep-alive", "proxy-connection", "expect"]
+    static let transportHeaders = [
+        "host", "connection", "content-length", "transfer-encoding", "accept-encoding", "te",
+        "upgrade", "keep-alive", "proxy-connection", "expect"
+    ]
 
     /// What the command line asks for.
     struct Plan {
@@ -79,13 +81,14 @@ enum FetchCommand {
         let hasData = args.has("data")
         if let data = args.string("data") { body = try readData(data) }
         if hasData, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-            headers.append(("Content-Type", "application/x-www-form-urlencoded")) // as curl --data does
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))  // as curl --data does
         }
         let method = args.string("request") ?? (hasData ? "POST" : "GET")
         // Sent as given in the request line and a DPoP proof's `htm` alike (methods are case-sensitive).
         guard HTTPRequest.isValidMethod(method) else {
-            throw UsageError("-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch",
-                             hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
+            throw UsageError(
+                "-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch",
+                hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
         return Plan(request: request, include: args.has("include"), output: args.string("output"))
@@ -105,12 +108,14 @@ enum FetchCommand {
             throw UsageError("-H \(name): the value holds control characters", command: "fetch")
         }
         guard !reservedHeaders.contains(name.lowercased()) else {
-            throw UsageError("-H cannot set \(name): latchkey sets Authorization and DPoP from the profile's token",
-                             command: "fetch", hint: "use curl for a request with other credentials")
+            throw UsageError(
+                "-H cannot set \(name): latchkey sets Authorization and DPoP from the profile's token",
+                command: "fetch", hint: "use curl for a request with other credentials")
         }
         guard !transportHeaders.contains(name.lowercased()) else {
-            throw UsageError("-H cannot set \(name): the HTTP stack sets it (one request, identity encoding, close)",
-                             command: "fetch")
+            throw UsageError(
+                "-H cannot set \(name): the HTTP stack sets it (one request, identity encoding, close)",
+                command: "fetch")
         }
         return (name, String(value))
     }
@@ -121,8 +126,9 @@ enum FetchCommand {
         let path = String(data.dropFirst())
         let bytes = path == "-" ? SmallFile.readAll(fd: 0, limit: maxBodyBytes) : SmallFile.read(path, limit: maxBodyBytes)
         guard let bytes else {
-            throw UsageError("--data @\(path): cannot read it (\(ErrnoText.describe(errno))); the limit is \(maxBodyBytes) bytes",
-                             command: "fetch")
+            throw UsageError(
+                "--data @\(path): cannot read it (\(ErrnoText.describe(errno))); the limit is \(maxBodyBytes) bytes",
+                command: "fetch")
         }
         return bytes
     }

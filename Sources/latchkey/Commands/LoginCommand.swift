@@ -11,7 +11,8 @@ enum LoginCommand {
         let wantsQR = args.has("qr") && (!args.has("no-qr") || args.isLater("qr", than: "no-qr"))
         let refusesQR = args.has("no-qr") && !wantsQR
         // QR codes only make sense for the device flow: the code flow's URL leads to this machine.
-        let showQR = flow == .device && !refusesQR && !context.console.quiet
+        let showQR =
+            flow == .device && !refusesQR && !context.console.quiet
             && (wantsQR || (context.console.stderrIsTTY && !context.globals.json))
         let backchannel = try backchannelRequest(args, flow: flow)
         let qrFile = try args.string("qr-file").map { path throws -> QRImageFile in
@@ -22,8 +23,9 @@ enum LoginCommand {
             }
             return try QRImageFile(path: path)
         }
-        let presenter = LoginPresenter(console: context.console, json: context.globals.json, showQR: showQR,
-                                       openBrowser: args.has("open"), flow: flow, qrFile: qrFile)
+        let presenter = LoginPresenter(
+            console: context.console, json: context.globals.json, showQR: showQR,
+            openBrowser: args.has("open"), flow: flow, qrFile: qrFile)
         // The image of a code is never left behind: success, failure and SIGINT all come through here.
         defer { qrFile?.remove() }
         do {
@@ -56,17 +58,20 @@ enum LoginCommand {
         }
     }
 
-    static func signIn(_ context: CommandContext, flow: LoginFlow, presenter: LoginPresenter,
-                       backchannel: BackchannelAuthenticationRequest?) async throws -> Int32 {
+    static func signIn(
+        _ context: CommandContext, flow: LoginFlow, presenter: LoginPresenter,
+        backchannel: BackchannelAuthenticationRequest?
+    ) async throws -> Int32 {
         let access = ProfileAccess(context)
         let existing = try access.profiles.load(access.profile)
         let settings = try settings(from: context, existing: existing, access: access)
         let timeout = try context.arguments.positiveSeconds("timeout")
         presenter.issuer = settings.client.issuer
         if gitProfileTurnsDPoPOff(context.arguments, existing: existing) {
-            presenter.warning(code: "credential_host_bearer",
-                              "--credential-host without --dpop: using --dpop never, since a git profile is a Bearer profile"
-                                  + " (git sends the token as HTTP Basic, which carries no DPoP proof)", note: true)
+            presenter.warning(
+                code: "credential_host_bearer",
+                "--credential-host without --dpop: using --dpop never, since a git profile is a Bearer profile"
+                    + " (git sends the token as HTTP Basic, which carries no DPoP proof)", note: true)
         }
         if existing?.offlineAccessWarned != true {
             presenter.offlineAccessAdvice = OfflineAccessAdvice(keySource: settings.keySource, gitProfile: settings.credentialHost != nil)
@@ -92,15 +97,17 @@ enum LoginCommand {
         let profiles = access.profiles, profile = access.profile
         let saveProfile: @Sendable (StoredSession) throws -> Void = { session in
             var saved = settings
-            saved.offlineAccessWarned = warnedBefore
+            saved.offlineAccessWarned =
+                warnedBefore
                 || (OfflineAccessPolicy.warns(settings.client, session) && presenter.showsOfflineAccessWarning)
             try profiles.save(saved, profile: profile)
         }
         _ = try await TerminationSignals.startWatching().run {
-            try await session.signIn(flow: flow, timeout: timeout, offlineAccess: offlineAccessPolicy(context.arguments),
-                                     pasteReader: flow == .paste ? pasteReader : nil,
-                                     backchannel: backchannel, alongside: saveProfile,
-                                     events: { presenter.handle($0) })
+            try await session.signIn(
+                flow: flow, timeout: timeout, offlineAccess: offlineAccessPolicy(context.arguments),
+                pasteReader: flow == .paste ? pasteReader : nil,
+                backchannel: backchannel, alongside: saveProfile,
+                events: { presenter.handle($0) })
         }
         return 0
     }
@@ -144,18 +151,21 @@ enum LoginCommand {
         }
         let secret = try SecretInput.clientSecret(context)
         if args.has("auth-method") {
-            client.authMethod = ClientAuthMethod(rawValue: try args.choice(
-                "auth-method", ClientAuthMethod.allCases.map(\.rawValue), default: "none"))!
+            client.authMethod = ClientAuthMethod(
+                rawValue: try args.choice(
+                    "auth-method", ClientAuthMethod.allCases.map(\.rawValue), default: "none"))!
         } else if secret != nil && client.authMethod == .none {
             client.authMethod = .clientSecretBasic
         }
         try ClientAssertionOptions.apply(args, existing: existing, to: &client)
         var endpoints = client.endpoints
-        for (key, keyPath) in [("device-authorization-endpoint", \EndpointOverrides.deviceAuthorization),
-                               ("token-endpoint", \EndpointOverrides.token),
-                               ("authorization-endpoint", \EndpointOverrides.authorization),
-                               ("revocation-endpoint", \EndpointOverrides.revocation),
-                               ("jwks-uri", \EndpointOverrides.jwksURI)] {
+        for (key, keyPath) in [
+            ("device-authorization-endpoint", \EndpointOverrides.deviceAuthorization),
+            ("token-endpoint", \EndpointOverrides.token),
+            ("authorization-endpoint", \EndpointOverrides.authorization),
+            ("revocation-endpoint", \EndpointOverrides.revocation),
+            ("jwks-uri", \EndpointOverrides.jwksURI)
+        ] {
             guard let value = args.string(key) else { continue }
             endpoints[keyPath: keyPath] = value
         }
@@ -165,8 +175,9 @@ enum LoginCommand {
         var requested: KeySource?
         if let text = args.string("key-source") {
             guard let source = KeySource(name: text) else {
-                throw UsageError("--key-source must be machine, passphrase, credential or file:PATH, got '\(text)'",
-                                 command: "login")
+                throw UsageError(
+                    "--key-source must be machine, passphrase, credential or file:PATH, got '\(text)'",
+                    command: "login")
             }
             requested = source
         }
@@ -174,22 +185,26 @@ enum LoginCommand {
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
         try rememberClientCertificate(args, existing: existing, into: &settings)
         // `--ca-file` on login becomes the profile's bundle (by absolute path, read at each use).
-        settings.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
+        settings.caFile =
+            context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
             ?? existing?.caFile
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         // Which settings go together is the library's rule; only the words are the CLI's.
-        try LoginProblemWording.check(settings, flow: flow, clientSecret: secret != nil,
-                                      loginHint: flow != .ciba || args.string("login-hint").map { !$0.isEmpty } == true,
-                                      offlineAccess: offlineAccessPolicy(args))
+        try LoginProblemWording.check(
+            settings, flow: flow, clientSecret: secret != nil,
+            loginHint: flow != .ciba || args.string("login-hint").map { !$0.isEmpty } == true,
+            offlineAccess: offlineAccessPolicy(args))
         do {
-            settings.keySource = try ProfileSettings.keySource(requested: requested, remembered: existing,
-                                                               tokenFileExists: access.unlockedStore(existing).hasTokenFile)
+            settings.keySource = try ProfileSettings.keySource(
+                requested: requested, remembered: existing,
+                tokenFileExists: access.unlockedStore(existing).hasTokenFile)
             return settings
         } catch {
             switch error {
             case .keySourceFixed(let current, _):
-                throw UsageError("profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
-                                 hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
+                throw UsageError(
+                    "profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
+                    hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
             }
         }
     }
@@ -211,12 +226,14 @@ enum LoginCommand {
                 let name = String(text[..<eq])
                 guard let p = RequestParameter(name: name, value: String(text[text.index(after: eq)...])) else {
                     if RequestParameter.isProtocolOwned(name) {
-                        throw UsageError("--param cannot set '\(TerminalText.singleLine(name))': latchkey sets it itself",
-                                         command: "login",
-                                         hint: name == "resource" ? "use --resource URI" : "the flow owns this parameter")
+                        throw UsageError(
+                            "--param cannot set '\(TerminalText.singleLine(name))': latchkey sets it itself",
+                            command: "login",
+                            hint: name == "resource" ? "use --resource URI" : "the flow owns this parameter")
                     }
-                    throw UsageError("--param NAME must be printable ASCII without spaces, '=' or '&', and VALUE without control characters",
-                                     command: "login")
+                    throw UsageError(
+                        "--param NAME must be printable ASCII without spaces, '=' or '&', and VALUE without control characters",
+                        command: "login")
                 }
                 return p
             }
@@ -226,12 +243,16 @@ enum LoginCommand {
     /// `--client-cert-file` and `--client-cert-key-file` (RFC 8705), over what the profile remembers,
     /// as absolute paths so later commands find them from any directory. The files are only read
     /// when a request needs them, never copied; the mutual-TLS methods need both.
-    static func rememberClientCertificate(_ args: ParsedArguments, existing: ProfileSettings?,
-                                          into settings: inout ProfileSettings) throws {
+    static func rememberClientCertificate(
+        _ args: ParsedArguments, existing: ProfileSettings?,
+        into settings: inout ProfileSettings
+    ) throws {
         settings.clientCertificateFile = existing?.clientCertificateFile
         settings.clientCertificateKeyFile = existing?.clientCertificateKeyFile
-        for (key, path) in [("client-cert-file", \ProfileSettings.clientCertificateFile),
-                            ("client-cert-key-file", \ProfileSettings.clientCertificateKeyFile)] {
+        for (key, path) in [
+            ("client-cert-file", \ProfileSettings.clientCertificateFile),
+            ("client-cert-key-file", \ProfileSettings.clientCertificateKeyFile)
+        ] {
             guard let value = args.string(key) else { continue }
             guard !value.isEmpty else { throw UsageError("--\(key) needs a file name", command: "login") }
             settings[keyPath: path] = ClientCertificateFiles.absolute(value)
@@ -245,21 +266,26 @@ enum LoginCommand {
             settings.clientCertificateKeyFile = nil
         }
         if (settings.clientCertificateFile == nil) != (settings.clientCertificateKeyFile == nil) {
-            throw UsageError("--client-cert-file and --client-cert-key-file go together", command: "login",
-                             hint: "give the PEM certificate and its private key (the key owner-only)")
+            throw UsageError(
+                "--client-cert-file and --client-cert-key-file go together", command: "login",
+                hint: "give the PEM certificate and its private key (the key owner-only)")
         }
     }
 
     /// `--credential-host`, `--credential-username` and `--post-logout-redirect-uri`, over what the
     /// profile remembers. They end up in git's input or a URL, so line breaks and controls are refused.
-    static func rememberCredentialAndLogout(_ args: ParsedArguments, existing: ProfileSettings?,
-                                            into settings: inout ProfileSettings) throws {
+    static func rememberCredentialAndLogout(
+        _ args: ParsedArguments, existing: ProfileSettings?,
+        into settings: inout ProfileSettings
+    ) throws {
         settings.credentialHost = existing?.credentialHost
         settings.credentialUsername = existing?.credentialUsername
         settings.postLogoutRedirectURI = existing?.postLogoutRedirectURI
-        for (key, path) in [("credential-host", \ProfileSettings.credentialHost),
-                            ("credential-username", \ProfileSettings.credentialUsername),
-                            ("post-logout-redirect-uri", \ProfileSettings.postLogoutRedirectURI)] {
+        for (key, path) in [
+            ("credential-host", \ProfileSettings.credentialHost),
+            ("credential-username", \ProfileSettings.credentialUsername),
+            ("post-logout-redirect-uri", \ProfileSettings.postLogoutRedirectURI)
+        ] {
             guard let value = args.string(key) else { continue }
             settings[keyPath: path] = try checkedRememberedValue(key, value, command: "login")
         }

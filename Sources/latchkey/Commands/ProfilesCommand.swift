@@ -1,6 +1,6 @@
-import LatchkeyHTTP
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// `latchkey profiles`: every profile with its issuer, subject and expiry. Never prompts: a
@@ -62,10 +62,14 @@ enum ProfilesCommand {
             return 0
         }
         // Issuer and subject come from servers (and errors quote them): sanitised before display.
-        let table = [["PROFILE", "ISSUER", "SUBJECT", "EXPIRES"]] + rows.map { row in
-            [row.name, row.issuer ?? "-", row.error ?? (row.signedIn ? (row.subject ?? "-") : "(signed out)"),
-             row.expiresAt.map { RFC3339.format($0) } ?? "-"].map(TerminalText.singleLine)
-        }
+        let table =
+            [["PROFILE", "ISSUER", "SUBJECT", "EXPIRES"]]
+            + rows.map { row in
+                [
+                    row.name, row.issuer ?? "-", row.error ?? (row.signedIn ? (row.subject ?? "-") : "(signed out)"),
+                    row.expiresAt.map { RFC3339.format($0) } ?? "-"
+                ].map(TerminalText.singleLine)
+            }
         let widths = (0..<4).map { c in table.map { $0[c].count }.max() ?? 0 }
         var out = ""
         for line in table {

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 
 /// `latchkey proof --method M --url URL`: a DPoP proof (RFC 9449) for one request with the current
 /// access token, for tools that send the request themselves. Exit 3 when not signed in, 2 when the
@@ -17,8 +17,10 @@ enum ProofCommand {
         // A session that needs a refresh first is checked for its binding after it (`run`).
         guard let session = cached else { return nil }
         try requireBound(session, profile: p.access.profile)
-        context.console.outLine(try session.dpopProof(method: p.target.method, url: p.target.url, at: now,
-                                                      random: try ProofTarget.random()))
+        context.console.outLine(
+            try session.dpopProof(
+                method: p.target.method, url: p.target.url, at: now,
+                random: try ProofTarget.random()))
         return 0
     }
 
@@ -30,8 +32,10 @@ enum ProofCommand {
         _ = try await TerminationSignals.startWatching().run { try await session.validToken(margin: margin) }
         guard let stored = try await session.storedSession() else { throw CommandFailure.notSignedIn(profile: p.access.profile) }
         try requireBound(stored, profile: p.access.profile)
-        context.console.outLine(try stored.dpopProof(method: p.target.method, url: p.target.url, at: Timestamp.now(),
-                                                     random: try ProofTarget.random()))
+        context.console.outLine(
+            try stored.dpopProof(
+                method: p.target.method, url: p.target.url, at: Timestamp.now(),
+                random: try ProofTarget.random()))
         return 0
     }
 
@@ -55,9 +59,10 @@ enum ProofCommand {
 
     static func requireBound(_ session: StoredSession, profile: String) throws {
         guard TokenBinding(session.token) == .dpop, session.dpop != nil else {
-            throw CommandFailure(exitCode: 2, code: "not_dpop_bound",
-                                 message: "profile '\(profile)' is not DPoP-bound: its access token is a bearer token",
-                                 hint: "sign in with `latchkey login --dpop always` to bind the tokens to a key")
+            throw CommandFailure(
+                exitCode: 2, code: "not_dpop_bound",
+                message: "profile '\(profile)' is not DPoP-bound: its access token is a bearer token",
+                hint: "sign in with `latchkey login --dpop always` to bind the tokens to a key")
         }
     }
 }

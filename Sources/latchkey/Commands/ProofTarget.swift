@@ -1,6 +1,6 @@
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
-import Latchkey
 
 /// The request a DPoP proof is for: `--method M --url URL` (`token --format header`, `proof`).
 struct ProofTarget: Sendable {
@@ -34,8 +34,9 @@ struct ProofTarget: Sendable {
     /// The system random source, for `jti` and the signature.
     static func random() throws -> SecureRandom {
         do { return try SecureRandom() } catch {
-            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
-                                 hint: "check that getrandom(2) works in this environment")
+            throw CommandFailure(
+                exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                hint: "check that getrandom(2) works in this environment")
         }
     }
 }

@@ -12,8 +12,9 @@ enum RegisterCommand {
             throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)", hint: nil)
         }
         let settings = try access.profiles.load(access.profile)
-        var building = DeviceRegistration(stateDirectory: access.stateDirectory, profile: access.profile,
-                                          transport: access.transport(settings: settings), random: random)
+        var building = DeviceRegistration(
+            stateDirectory: access.stateDirectory, profile: access.profile,
+            transport: access.transport(settings: settings), random: random)
         // Test hooks (docs/cli.md): stop the process with SIGKILL right after the named write, or
         // fail there as a full disk would.
         let stop = context.environment.lookup("LATCHKEY_TEST_KILL_AT") ?? ""
@@ -29,8 +30,9 @@ enum RegisterCommand {
         let passphrase = try SecretInput.passphrase(context, confirm: false)
         let stateDirectory = access.stateDirectory, profile = access.profile
         building.keyStore = { source in
-            EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: source,
-                                    environment: environment, passphrase: passphrase)
+            EncryptedFileTokenStore(
+                stateDirectory: stateDirectory, profile: profile, keySource: source,
+                environment: environment, passphrase: passphrase)
         }
         let registration = building
         let json = context.globals.json
@@ -60,22 +62,26 @@ enum RegisterCommand {
         return 0
     }
 
-    private static func create(_ context: CommandContext, _ access: ProfileAccess, _ registration: DeviceRegistration,
-                               existing: ProfileSettings?) async throws -> Int32 {
+    private static func create(
+        _ context: CommandContext, _ access: ProfileAccess, _ registration: DeviceRegistration,
+        existing: ProfileSettings?
+    ) async throws -> Int32 {
         let issuer = try context.arguments.required("issuer", why: "to register")
         let record = try registration.resolvedRecord()
         if !context.arguments.has("force") {
             // A run stopped after the record and before the profile: this run finishes it.
             if let record, existing == nil, record.profileJSON != nil {
                 guard sameIssuer(record.issuer, issuer) else {
-                    throw UsageError("profile '\(access.profile)' has an unfinished registration at another issuer",
-                                     command: "register", hint: "remove it with `register --delete`, or pass --force")
+                    throw UsageError(
+                        "profile '\(access.profile)' has an unfinished registration at another issuer",
+                        command: "register", hint: "remove it with `register --delete`, or pass --force")
                 }
                 return report(context, access, try registration.finish())
             }
             if record != nil || existing != nil {
-                throw UsageError("profile '\(access.profile)' is already registered or signed in", command: "register",
-                                 hint: "pass --force to register it again, or use another --profile")
+                throw UsageError(
+                    "profile '\(access.profile)' is already registered or signed in", command: "register",
+                    hint: "pass --force to register it again, or use another --profile")
             }
         }
         let dialectName = try context.arguments.choice("registration-dialect", RegistrationDialect.all.map(\.name), default: "rfc7591")
@@ -89,9 +95,10 @@ enum RegisterCommand {
         }
         let scopes = (context.arguments.string("scope") ?? "openid offline_access")
             .split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-        var request = DeviceRegistration.Request(issuer: issuer, initialAccessToken: token,
-                                                 clientName: context.arguments.string("client-name") ?? "latchkey on " + hostname(),
-                                                 scopes: scopes)
+        var request = DeviceRegistration.Request(
+            issuer: issuer, initialAccessToken: token,
+            clientName: context.arguments.string("client-name") ?? "latchkey on " + hostname(),
+            scopes: scopes)
         request.dialect = RegistrationDialect.named(dialectName) ?? .rfc7591
         request.deviceGrant = grant != "code"
         request.codeGrant = grant != "device"
@@ -131,15 +138,18 @@ enum RegisterCommand {
 
     private static func report(_ context: CommandContext, _ access: ProfileAccess, _ created: DeviceRegistration.Created) -> Int32 {
         if context.globals.json {
-            var members: [(String, JSONValue)] = [("event", "registered"), ("client_id", .string(created.record.registration.clientID)),
-                                                  ("auth_method", .string(created.settings.client.authMethod.rawValue))]
+            var members: [(String, JSONValue)] = [
+                ("event", "registered"), ("client_id", .string(created.record.registration.clientID)),
+                ("auth_method", .string(created.settings.client.authMethod.rawValue))
+            ]
             members.append(("key_thumbprint", created.keyThumbprint.map(JSONValue.string) ?? .null))
             members.append(("management", .bool(created.record.management != nil)))
             event(context, members)
         }
         // The client_id is VSCHAR (the library refuses others); printed as server text all the same.
-        context.console.info("Registered as client \(TerminalText.singleLine(created.record.registration.clientID)); sign in with `latchkey"
-                             + (access.profile == "default" ? "" : " --profile \(access.profile)") + " login`.\n")
+        context.console.info(
+            "Registered as client \(TerminalText.singleLine(created.record.registration.clientID)); sign in with `latchkey"
+                + (access.profile == "default" ? "" : " --profile \(access.profile)") + " login`.\n")
         return 0
     }
 
@@ -161,16 +171,19 @@ enum RegisterCommand {
     static func failure(_ error: RegistrationError) -> CommandFailure {
         switch error {
         case .notRegistered(let profile):
-            return CommandFailure(exitCode: 3, code: error.code, message: error.description,
-                                  hint: "run `latchkey --profile \(profile) register --issuer URL --initial-access-token-file FILE`")
+            return CommandFailure(
+                exitCode: 3, code: error.code, message: error.description,
+                hint: "run `latchkey --profile \(profile) register --issuer URL --initial-access-token-file FILE`")
         case .keyGeneration:
             return CommandFailure(exitCode: 9, code: error.code, message: error.description, hint: "check --client-key-file and --key-alg")
         case .provisioningTokenRefused:
-            return CommandFailure(exitCode: 7, code: error.code, message: error.description,
-                                  hint: "the token may be used up, expired or lack the registration scope: ask for a new one")
+            return CommandFailure(
+                exitCode: 7, code: error.code, message: error.description,
+                hint: "the token may be used up, expired or lack the registration scope: ask for a new one")
         default:
-            return CommandFailure(exitCode: 7, code: error.code, message: TerminalText.singleLine(error.description),
-                                  hint: "check the issuer and --registration-dialect")
+            return CommandFailure(
+                exitCode: 7, code: error.code, message: TerminalText.singleLine(error.description),
+                hint: "check the issuer and --registration-dialect")
         }
     }
 

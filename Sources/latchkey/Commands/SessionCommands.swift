@@ -42,12 +42,14 @@ enum SessionCommands {
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         // Read before the file is deleted: the provider's metadata and the ID token are in it.
-        let endSession = context.arguments.has("end-session") ? try EndSessionOutput.request(context, settings: settings, store: store) : nil
+        let endSession =
+            context.arguments.has("end-session") ? try EndSessionOutput.request(context, settings: settings, store: store) : nil
         let warnings = try await TerminationSignals.startWatching().run { try await session.logout(revoke: revoke) }
         if let endSession { EndSessionOutput.show(endSession, context) }
         for warning in warnings { context.console.warn(wording(warning)) }
-        context.console.info("Signed out of profile '\(access.profile)'; the local token file is deleted"
-                             + (revoke && warnings.isEmpty ? " and the tokens are revoked.\n" : ".\n"))
+        context.console.info(
+            "Signed out of profile '\(access.profile)'; the local token file is deleted"
+                + (revoke && warnings.isEmpty ? " and the tokens are revoked.\n" : ".\n"))
         return 0
     }
 

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// `latchkey status`: what the profile is and whether it is signed in. No network. Exit 3 when
@@ -25,11 +25,16 @@ enum StatusCommand {
         }
         let now = Timestamp.now()
         if context.globals.json {
-            context.console.outLine(json(access: access, settings: settings, session: session, paths: storePaths, now: now,
-                                         lastRefresh: lastRefresh).jsonText)
+            context.console.outLine(
+                json(
+                    access: access, settings: settings, session: session, paths: storePaths, now: now,
+                    lastRefresh: lastRefresh
+                ).jsonText)
         } else {
-            context.console.out(human(access: access, settings: settings, session: session, paths: storePaths, now: now,
-                                      lastRefresh: lastRefresh))
+            context.console.out(
+                human(
+                    access: access, settings: settings, session: session, paths: storePaths, now: now,
+                    lastRefresh: lastRefresh))
         }
         guard session != nil else {
             let failure = CommandFailure.notSignedIn(profile: access.profile)
@@ -39,9 +44,11 @@ enum StatusCommand {
         return 0
     }
 
-    static func json(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                     paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
-                     lastRefresh: RefreshAttempt? = nil) -> JSONValue {
+    static func json(
+        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
+        paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
+        lastRefresh: RefreshAttempt? = nil
+    ) -> JSONValue {
         var o = JSONObject()
         o["profile"] = .string(access.profile)
         o["signed_in"] = .bool(session != nil)
@@ -68,16 +75,22 @@ enum StatusCommand {
         o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
         o["ca_file"] = settings?.caFile.map(JSONValue.string) ?? .null
         // The last refresh attempt, failed ones too: a full disk leaves no other trace.
-        o["last_refresh"] = lastRefresh.map { attempt in
-            .object(JSONObject([("at", .string(RFC3339.format(attempt.at))), ("ok", .bool(attempt.failure == nil)),
-                                ("error", attempt.failure.map(JSONValue.string) ?? .null)]))
-        } ?? .null
+        o["last_refresh"] =
+            lastRefresh.map { attempt in
+                .object(
+                    JSONObject([
+                        ("at", .string(RFC3339.format(attempt.at))), ("ok", .bool(attempt.failure == nil)),
+                        ("error", attempt.failure.map(JSONValue.string) ?? .null)
+                    ]))
+            } ?? .null
         return .object(o)
     }
 
-    static func human(access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-                      paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
-                      lastRefresh: RefreshAttempt? = nil) -> String {
+    static func human(
+        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
+        paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
+        lastRefresh: RefreshAttempt? = nil
+    ) -> String {
         var rows: [(String, String)] = [("profile", access.profile)]
         if let settings {
             rows.append(("issuer", session?.issuer ?? settings.client.issuer))
@@ -87,16 +100,24 @@ enum StatusCommand {
             rows.append(("subject", session.subject ?? "(none: no ID token)"))
             if let expiresAt = session.token.expiresAt {
                 let left = expiresAt.timeIntervalSince(now)
-                rows.append(("access token", left > 0
-                    ? "valid until \(RFC3339.format(expiresAt)) (\(DurationText.describe(left)) left)"
-                    : "expired at \(RFC3339.format(expiresAt))"))
+                rows.append(
+                    (
+                        "access token",
+                        left > 0
+                            ? "valid until \(RFC3339.format(expiresAt)) (\(DurationText.describe(left)) left)"
+                            : "expired at \(RFC3339.format(expiresAt))"
+                    ))
             } else {
                 rows.append(("access token", "held, no expiry given"))
             }
             rows.append(("refresh token", session.token.refreshToken != nil ? "held" : "none"))
             if let lastRefresh {
-                rows.append(("last refresh", lastRefresh.failure.map { "failed at \(RFC3339.format(lastRefresh.at)): \($0)" }
-                    ?? "succeeded at \(RFC3339.format(lastRefresh.at))"))
+                rows.append(
+                    (
+                        "last refresh",
+                        lastRefresh.failure.map { "failed at \(RFC3339.format(lastRefresh.at)): \($0)" }
+                            ?? "succeeded at \(RFC3339.format(lastRefresh.at))"
+                    ))
             }
             rows.append(("token binding", TokenBinding(session.token).rawValue))
             if let scope = session.token.scope { rows.append(("scope", scope)) }
@@ -114,6 +135,7 @@ enum StatusCommand {
         if let ca = settings?.caFile { rows.append(("ca file", ca)) }
         let width = rows.map(\.0.count).max() ?? 0
         // Issuer, subject and scope come from the server; every value is sanitised alike.
-        return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + TerminalText.singleLine($0.1) + "\n" }.joined()
+        return rows.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + TerminalText.singleLine($0.1) + "\n" }
+            .joined()
     }
 }

@@ -1,5 +1,5 @@
-import LatchkeyCrypto
 import Latchkey
+import LatchkeyCrypto
 import LatchkeyHTTP
 
 /// `latchkey status --format openmetrics [--all-profiles]`: the profiles' `SessionStatus` as
@@ -39,22 +39,29 @@ enum StatusMetrics {
     /// The exposition text for `rows`.
     static func format(_ rows: [Row]) -> String {
         var out = MetricsText()
-        out.gauge("latchkey_info", help: "The latchkey build and the mbedTLS linked into it.",
-                  [.init(labels: [("version", ToolVersion.number), ("mbedtls", MbedTLSInfo.version)], value: 1)])
+        out.gauge(
+            "latchkey_info", help: "The latchkey build and the mbedTLS linked into it.",
+            [.init(labels: [("version", ToolVersion.number), ("mbedtls", MbedTLSInfo.version)], value: 1)])
         func each(_ value: (SessionStatus) -> Int64?) -> [MetricsText.Sample] {
             rows.compactMap { row in row.status.flatMap(value).map { .init(labels: [("profile", row.profile)], value: $0) } }
         }
-        out.gauge("latchkey_status_readable", help: "1 when the profile's files could be read (0: locked or damaged).",
-                  rows.map { .init(labels: [("profile", $0.profile)], value: $0.status == nil ? 0 : 1) })
+        out.gauge(
+            "latchkey_status_readable", help: "1 when the profile's files could be read (0: locked or damaged).",
+            rows.map { .init(labels: [("profile", $0.profile)], value: $0.status == nil ? 0 : 1) })
         out.gauge("latchkey_signed_in", help: "1 when the profile holds a session.", each { $0.signedIn ? 1 : 0 })
         out.gauge("latchkey_access_token_valid", help: "1 when the access token has not expired.", each { $0.accessTokenValid ? 1 : 0 })
-        out.gauge("latchkey_access_token_expiry_timestamp_seconds", help: "When the access token expires, in Unix time.",
-                  each { $0.accessTokenExpiresAt?.epochSeconds })
-        out.gauge("latchkey_refresh_token_held", help: "1 when a refresh token is held.", each { $0.signedIn ? ($0.refreshTokenHeld ? 1 : 0) : nil })
-        out.gauge("latchkey_last_refresh_timestamp_seconds", help: "When the last refresh attempt ended, in Unix time.",
-                  each { $0.lastRefresh?.at.epochSeconds })
-        out.gauge("latchkey_last_refresh_success", help: "1 when the last refresh attempt succeeded, 0 when it failed.",
-                  each { $0.lastRefresh.map { $0.failure == nil ? 1 : 0 } })
+        out.gauge(
+            "latchkey_access_token_expiry_timestamp_seconds", help: "When the access token expires, in Unix time.",
+            each { $0.accessTokenExpiresAt?.epochSeconds })
+        out.gauge(
+            "latchkey_refresh_token_held", help: "1 when a refresh token is held.",
+            each { $0.signedIn ? ($0.refreshTokenHeld ? 1 : 0) : nil })
+        out.gauge(
+            "latchkey_last_refresh_timestamp_seconds", help: "When the last refresh attempt ended, in Unix time.",
+            each { $0.lastRefresh?.at.epochSeconds })
+        out.gauge(
+            "latchkey_last_refresh_success", help: "1 when the last refresh attempt succeeded, 0 when it failed.",
+            each { $0.lastRefresh.map { $0.failure == nil ? 1 : 0 } })
         var bindings: [MetricsText.Sample] = []
         for row in rows {
             guard let binding = row.status?.binding else { continue }

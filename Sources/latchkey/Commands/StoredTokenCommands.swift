@@ -27,7 +27,8 @@ enum StoredTokenCommands {
         let granted = stored.token.scope.map { $0.split(separator: " ").map(String.init) }
         let hint: String
         if let granted, !granted.contains("openid") {
-            hint = "ID tokens need the openid scope, which this session was not granted: "
+            hint =
+                "ID tokens need the openid scope, which this session was not granted: "
                 + "`\(login) --scope \"openid offline_access\"`"
         } else if stored.token.refreshToken != nil {
             hint = "some providers issue an ID token only when the tokens are refreshed: try `latchkey refresh`"
@@ -51,8 +52,9 @@ enum StoredTokenCommands {
         guard let text = stored.idTokenClaimsJSON else { throw noIDToken(context, stored) }
         let value: JSONValue
         do { value = try JSONParser().parse(text) } catch {
-            throw CommandFailure(exitCode: 9, code: "storage_error", message: "stored claims are not valid JSON: \(error)",
-                                 hint: "run `latchkey login` again")
+            throw CommandFailure(
+                exitCode: 9, code: "storage_error", message: "stored claims are not valid JSON: \(error)",
+                hint: "run `latchkey login` again")
         }
         context.console.outLine(JSONOutput.text(value, console: context.console))
         return 0

@@ -1,6 +1,6 @@
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
-import Latchkey
 import LatchkeyJOSE
 
 /// `latchkey token`: prints a valid access token. The hot path — a cached token that is still
@@ -68,17 +68,19 @@ enum TokenCommand {
     static func noteOverrun(_ margin: RefreshMargin, _ session: StoredSession, _ context: CommandContext) {
         guard margin.overrunsLifetime(of: session), case .profileDefault(let seconds) = margin else { return }
         let lifetime = session.token.expiresAt.map { Int($0.timeIntervalSince(session.updatedAt)) } ?? 0
-        context.console.warn("the profile's min-ttl (\(Int(seconds)) s) is not less than the token's lifetime (\(lifetime) s), "
-            + "so every call would refresh: using the default margin (`latchkey config set min-ttl N` to change it)")
+        context.console.warn(
+            "the profile's min-ttl (\(Int(seconds)) s) is not less than the token's lifetime (\(lifetime) s), "
+                + "so every call would refresh: using the default margin (`latchkey config set min-ttl N` to change it)")
     }
 
     /// The exit-2 refusal of a Bearer-only `format` for a DPoP-bound session, naming both fixes.
     static func bearerOnlyRefusal(format: String, profile: String) -> CommandFailure {
         let what = format == "header" ? "--format header without --method and --url" : "--format \(format)"
-        return CommandFailure(exitCode: 2, code: "usage",
-                              message: "profile '\(profile)' holds a DPoP-bound token, which \(what) would pass on as a Bearer token",
-                              hint: "for a Bearer profile run \(bearerLogin(profile: profile)); for this one, "
-                                  + "`latchkey token --format header --method M --url URL` prints the Authorization and DPoP lines of one request")
+        return CommandFailure(
+            exitCode: 2, code: "usage",
+            message: "profile '\(profile)' holds a DPoP-bound token, which \(what) would pass on as a Bearer token",
+            hint: "for a Bearer profile run \(bearerLogin(profile: profile)); for this one, "
+                + "`latchkey token --format header --method M --url URL` prints the Authorization and DPoP lines of one request")
     }
 
     /// The command that makes `profile` a Bearer profile, ready to paste.
@@ -120,11 +122,13 @@ enum TokenCommand {
     /// with ESC would drive the terminal, and the type is printed verbatim in `--format header`.
     static func printable(_ token: Token) throws -> Token {
         guard !token.accessToken.isEmpty, TokenCharacters.areVSCHAR(token.accessToken),
-              token.tokenType == "Bearer" || token.tokenType == "DPoP" else {
+            token.tokenType == "Bearer" || token.tokenType == "DPoP"
+        else {
             // The message never quotes the token: it is a secret, and it is what cannot be printed.
-            throw CommandFailure(exitCode: 7, code: "protocol_violation",
-                                 message: "the stored access token is not a valid OAuth token (RFC 6749 VSCHAR, type Bearer or DPoP); not printing it",
-                                 hint: "run `latchkey login` to get a new one")
+            throw CommandFailure(
+                exitCode: 7, code: "protocol_violation",
+                message: "the stored access token is not a valid OAuth token (RFC 6749 VSCHAR, type Bearer or DPoP); not printing it",
+                hint: "run `latchkey login` to get a new one")
         }
         return token
     }
@@ -139,7 +143,7 @@ enum TokenCommand {
                 ("access_token", .string(token.accessToken)),
                 ("token_type", .string(token.tokenType)),
                 ("expires_at", token.expiresAt.map { .string(RFC3339.format($0)) } ?? .null),
-                ("scope", token.scope.map(JSONValue.string) ?? .null),
+                ("scope", token.scope.map(JSONValue.string) ?? .null)
             ])
             return JSONValue.object(object).jsonText + "\n"
         case "exec-credential":
@@ -148,7 +152,7 @@ enum TokenCommand {
             let object = JSONObject([
                 ("apiVersion", .string("client.authentication.k8s.io/v1")),
                 ("kind", .string("ExecCredential")),
-                ("status", .object(status)),
+                ("status", .object(status))
             ])
             return JSONValue.object(object).jsonText + "\n"
         default:

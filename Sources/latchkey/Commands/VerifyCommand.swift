@@ -1,6 +1,6 @@
-import LatchkeyHTTP
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// `latchkey verify [TOKEN|-]`: verifies any compact JWS/JWT against a JWKS (file or URL, or the
@@ -27,8 +27,9 @@ enum VerifyCommand {
         let keys = try keySet(for: request, context: context)
         // The library's one verifier, for any JWT. It checks the claims before it asks for keys, so
         // a token with wrong claims never causes a discovery or a JWKS fetch.
-        let verifier = IDTokenVerifier(configuration: configuration(for: request), keySet: keys.set,
-                                       time: request.at.map(FixedInstant.init) ?? SystemTimeSource())
+        let verifier = IDTokenVerifier(
+            configuration: configuration(for: request), keySet: keys.set,
+            time: request.at.map(FixedInstant.init) ?? SystemTimeSource())
         let token = request.token
         let verified: VerifiedIDToken
         do {
@@ -49,10 +50,11 @@ enum VerifyCommand {
     /// What the options ask the verifier to check: a generic JWT, `iss` only with `--issuer`, `aud`
     /// (and `azp`) only with `--audience`, the time claims unless `--no-time-check`.
     static func configuration(for request: Request) -> IDTokenVerifier.Configuration {
-        IDTokenVerifier.Configuration(issuer: request.issuer ?? "", clientID: request.audience ?? "",
-                                      allowedAlgorithms: request.algorithms, leeway: Double(request.leeway),
-                                      skipIssuerCheck: request.issuer == nil, skipClientIDCheck: request.audience == nil,
-                                      skipExpiryCheck: !request.timeCheck, kind: .jwt)
+        IDTokenVerifier.Configuration(
+            issuer: request.issuer ?? "", clientID: request.audience ?? "",
+            allowedAlgorithms: request.algorithms, leeway: Double(request.leeway),
+            skipIssuerCheck: request.issuer == nil, skipClientIDCheck: request.audience == nil,
+            skipExpiryCheck: !request.timeCheck, kind: .jwt)
     }
 
     /// The keys: a JWKS file read now, a JWKS URL, or the issuer's discovered `jwks_uri`; `remote`
@@ -81,8 +83,9 @@ enum VerifyCommand {
             algorithms = []
             for name in list.split(separator: ",").map({ String($0).strippingSpaces }) where !name.isEmpty {
                 guard let alg = JWSAlgorithm(rawValue: name) else {
-                    throw UsageError("--alg: unsupported algorithm '\(name)'", command: "verify",
-                                     hint: "choose from " + JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
+                    throw UsageError(
+                        "--alg: unsupported algorithm '\(name)'", command: "verify",
+                        hint: "choose from " + JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
                 }
                 algorithms.insert(alg)
             }
@@ -92,8 +95,9 @@ enum VerifyCommand {
         var at: Timestamp?
         if let text = args.string("at") {
             guard let date = parseTime(text) else {
-                throw UsageError("--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
-                                 hint: "e.g. --at 2026-01-01T12:00:00Z or --at 1767268800")
+                throw UsageError(
+                    "--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
+                    hint: "e.g. --at 2026-01-01T12:00:00Z or --at 1767268800")
             }
             at = date
         }
@@ -101,8 +105,9 @@ enum VerifyCommand {
             throw UsageError("--at and --no-time-check contradict each other", command: "verify")
         }
         let token = try readToken(args.positionals.first)
-        return Request(token: token, jwks: jwks, issuer: issuer, audience: args.string("audience"),
-                       algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has("no-time-check"))
+        return Request(
+            token: token, jwks: jwks, issuer: issuer, audience: args.string("audience"),
+            algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has("no-time-check"))
     }
 
     /// What the request leaves open, one line each (printed unless `--quiet`; exit codes unchanged).
@@ -110,8 +115,9 @@ enum VerifyCommand {
         var lines: [String] = []
         if let argument = args.positionals.first, argument != "-" {
             // argv is world-readable: every local user sees it in ps and /proc/PID/cmdline.
-            lines.append("a token on the command line is visible to other users (ps, /proc/PID/cmdline); "
-                         + "pass it on stdin instead: latchkey verify - < FILE")
+            lines.append(
+                "a token on the command line is visible to other users (ps, /proc/PID/cmdline); "
+                    + "pass it on stdin instead: latchkey verify - < FILE")
         }
         if args.string("audience") == nil {
             lines.append("no --audience: the token's aud is not checked, so a token issued to any client passes")

@@ -3,22 +3,22 @@
 enum ManPage {
     static func page(version: String) -> String {
         var out = """
-        .TH LATCHKEY 1 "" "latchkey \(RoffText.escape(version))" "User Commands"
-        .SH NAME
-        latchkey \\- OAuth 2.0 / OpenID Connect sign\\-in for devices without a browser
-        .SH SYNOPSIS
-        .B latchkey
-        [\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]
-        .SH DESCRIPTION
-        latchkey signs a device into an OAuth 2.0 / OpenID Connect provider (device flow, code flow
-        with PKCE, CIBA, client credentials) and keeps its tokens fresh in an encrypted token file.
-        Global options are accepted before or after the command;
-        .B latchkey help
-        .I COMMAND
-        prints a command's help.
-        .SH GLOBAL OPTIONS
+            .TH LATCHKEY 1 "" "latchkey \(RoffText.escape(version))" "User Commands"
+            .SH NAME
+            latchkey \\- OAuth 2.0 / OpenID Connect sign\\-in for devices without a browser
+            .SH SYNOPSIS
+            .B latchkey
+            [\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]
+            .SH DESCRIPTION
+            latchkey signs a device into an OAuth 2.0 / OpenID Connect provider (device flow, code flow
+            with PKCE, CIBA, client credentials) and keeps its tokens fresh in an encrypted token file.
+            Global options are accepted before or after the command;
+            .B latchkey help
+            .I COMMAND
+            prints a command's help.
+            .SH GLOBAL OPTIONS
 
-        """
+            """
         out += options(CommandCatalog.globalOptions)
         out += ".SH COMMANDS\n"
         for command in CommandCatalog.all { out += section(command) }
@@ -33,13 +33,13 @@ enum ManPage {
             }
         }
         out += """
-        .SH FILES
-        Profiles, token files, keys and locks live under the state directory (\\fB\\-\\-state\\-dir\\fR).
-        .SH SEE ALSO
-        The full reference, with every output and exit code, is docs/cli.md in the source
-        (/usr/share/doc/latchkey in the package).
+            .SH FILES
+            Profiles, token files, keys and locks live under the state directory (\\fB\\-\\-state\\-dir\\fR).
+            .SH SEE ALSO
+            The full reference, with every output and exit code, is docs/cli.md in the source
+            (/usr/share/doc/latchkey in the package).
 
-        """
+            """
         return out
     }
 

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Glibc
+import LatchkeyHTTP
 
 /// `--open`: starts `xdg-open URL` without waiting for it and without a shell. Failure only earns
 /// a warning: the URL is printed anyway.

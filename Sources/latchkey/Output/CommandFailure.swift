@@ -11,15 +11,17 @@ struct CommandFailure: Error, Sendable {
 
     /// The profile has no settings or no tokens: exit 3.
     static func notSignedIn(profile: String) -> CommandFailure {
-        CommandFailure(exitCode: 3, code: "not_signed_in", message: "profile '\(profile)' is not signed in",
-                       hint: profile == "default"
-                           ? "run `latchkey login --issuer URL --client-id ID`"
-                           : "run `latchkey --profile \(profile) login --issuer URL --client-id ID`")
+        CommandFailure(
+            exitCode: 3, code: "not_signed_in", message: "profile '\(profile)' is not signed in",
+            hint: profile == "default"
+                ? "run `latchkey login --issuer URL --client-id ID`"
+                : "run `latchkey --profile \(profile) login --issuer URL --client-id ID`")
     }
 
     /// Token verification failed (`verify`): exit 8.
     static func verification(_ reason: String) -> CommandFailure {
-        CommandFailure(exitCode: 8, code: "verification_failed", message: "token verification failed: \(reason)",
-                       hint: "check the key set, --issuer, --audience, --alg and the clock (--at, --leeway)")
+        CommandFailure(
+            exitCode: 8, code: "verification_failed", message: "token verification failed: \(reason)",
+            hint: "check the key set, --issuer, --audience, --alg and the clock (--at, --leeway)")
     }
 }

@@ -24,8 +24,9 @@ struct FailureReport: Sendable {
         case let library as LatchkeyError:
             self.init(library)
         case let jose as JOSEError:
-            self.init(exitCode: 8, code: "verification_failed", message: "token verification failed: \(jose.description)",
-                      hint: "check the key set, the issuer, the audience and the clock")
+            self.init(
+                exitCode: 8, code: "verification_failed", message: "token verification failed: \(jose.description)",
+                hint: "check the key set, the issuer, the audience and the clock")
         case let http as HTTPError:
             self.init(LatchkeyError.network(http))
         case let store as TokenStoreError:
@@ -42,8 +43,9 @@ struct FailureReport: Sendable {
         case is CancellationError:
             self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         default:
-            self.init(exitCode: 1, code: "internal_error", message: "unexpected error: \(error)",
-                      hint: "this is a bug; please report it with the command you ran")
+            self.init(
+                exitCode: 1, code: "internal_error", message: "unexpected error: \(error)",
+                hint: "this is a bug; please report it with the command you ran")
         }
     }
 
@@ -58,30 +60,37 @@ struct FailureReport: Sendable {
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
         case .configuration(let problem) where problem.issuerMeant != nil:
             let issuer = problem.issuerMeant ?? ""
-            self.init(exitCode: 2, code: error.code, message: problem.description,
-                      hint: "pass --issuer \(issuer)")
+            self.init(
+                exitCode: 2, code: error.code, message: problem.description,
+                hint: "pass --issuer \(issuer)")
         case .network(.unreadableCABundle):
             // An option file that cannot be read is a usage error (cli.md, exit 2), not a network one.
-            self.init(exitCode: 2, code: "usage", message: error.message,
-                      hint: "check --ca-file, LATCHKEY_CA_FILE, SSL_CERT_FILE and the profile's ca file (`latchkey status`)")
+            self.init(
+                exitCode: 2, code: "usage", message: error.message,
+                hint: "check --ca-file, LATCHKEY_CA_FILE, SSL_CERT_FILE and the profile's ca file (`latchkey status`)")
         case .configuration(.endOfPastedInput):
-            self.init(exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
-                      hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
+            self.init(
+                exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
+                hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
         case .configuration(let problem):
-            self.init(exitCode: 2, code: error.code, message: FailureReport.wording(problem),
-                      hint: "run `latchkey login --help` for the options that supply it")
+            self.init(
+                exitCode: 2, code: error.code, message: FailureReport.wording(problem),
+                hint: "run `latchkey login --help` for the options that supply it")
         case .cancelled, .network(.cancelled):
             self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         case .notSignedIn:
-            self.init(exitCode: 3, code: error.code, message: error.message,
-                      hint: "run `latchkey login --issuer URL --client-id ID`")
+            self.init(
+                exitCode: 3, code: error.code, message: error.message,
+                hint: "run `latchkey login --issuer URL --client-id ID`")
         case .oauth(.unavailable(let status, let wait), let endpoint):
-            self.init(exitCode: FailureReport.exitCode(error), code: error.code,
-                      message: FailureReport.unavailable(endpoint, status: status, wait: wait),
-                      hint: wait.map { "try again in \($0) s or later" } ?? "the provider is failing or busy: try again later")
+            self.init(
+                exitCode: FailureReport.exitCode(error), code: error.code,
+                message: FailureReport.unavailable(endpoint, status: status, wait: wait),
+                hint: wait.map { "try again in \($0) s or later" } ?? "the provider is failing or busy: try again later")
         default:
-            self.init(exitCode: FailureReport.exitCode(error), code: error.code, message: error.message,
-                      hint: FailureReport.hint(error))
+            self.init(
+                exitCode: FailureReport.exitCode(error), code: error.code, message: error.message,
+                hint: FailureReport.hint(error))
         }
     }
 
@@ -209,8 +218,9 @@ struct FailureReport: Sendable {
     /// The same report with the exit code and wording of an interruption, for when a signal
     /// was received and the library unwound with whatever error cancellation produced.
     func interrupted(by signalExitCode: Int32) -> FailureReport {
-        FailureReport(exitCode: signalExitCode, code: "cancelled",
-                      message: signalExitCode == 143 ? "terminated (SIGTERM)" : "interrupted (SIGINT)", hint: nil)
+        FailureReport(
+            exitCode: signalExitCode, code: "cancelled",
+            message: signalExitCode == 143 ? "terminated (SIGTERM)" : "interrupted (SIGINT)", hint: nil)
     }
 
     /// True for an unsafe mode or a foreign owner (the fix is chmod/chown).
@@ -224,7 +234,8 @@ struct FailureReport: Sendable {
     static func storageHint(_ error: TokenStoreError) -> String {
         switch error {
         case .passphraseRequired, .wrongKeyOrTampered:
-            return "supply the passphrase with --passphrase-file or LATCHKEY_PASSPHRASE, or check the key source; if the file was tampered with, run `latchkey logout --no-revoke` and `latchkey login`"
+            return
+                "supply the passphrase with --passphrase-file or LATCHKEY_PASSPHRASE, or check the key source; if the file was tampered with, run `latchkey logout --no-revoke` and `latchkey login`"
         case .unsafePermissions:
             return "fix the permissions (chmod 600 for files, 700 for the state directory)"
         case .wrongOwner(_, let owner, _):

@@ -1,5 +1,5 @@
-import LatchkeyHTTP
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyQR
 import Synchronization
@@ -117,14 +117,16 @@ final class LoginPresenter: Sendable {
             ("event", .string("error")),
             ("error", .string(report.code)),
             ("exit_code", .integer(Int64(report.exitCode))),
-            ("message", .string(report.message)),
+            ("message", .string(report.message))
         ])
         console.outLine(JSONValue.object(object).jsonText)
     }
 
     /// Stops the countdown and erases it.
     func stopTicking() {
-        ticker.withLock { $0?.cancel(); $0 = nil }
+        ticker.withLock {
+            $0?.cancel(); $0 = nil
+        }
         statusLine?.clear()
     }
 
@@ -138,15 +140,19 @@ final class LoginPresenter: Sendable {
             // null when there is no issuer URL to compare with (never the case for a login).
             let matches = issuer.flatMap { HTTPURL(string: $0) == nil ? nil : $0 }
                 .map { VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: $0) }
-            pairs = [("event", "verification"), ("verification_uri", .string(a.verificationURI)),
-                     ("verification_uri_complete", a.verificationURIComplete.map(JSONValue.string) ?? .null),
-                     ("user_code", .string(a.userCode)), ("expires_at", .string(RFC3339.format(expiresAt))),
-                     ("interval", .integer(a.interval)), ("issuer", issuer.map(JSONValue.string) ?? .null),
-                     ("verification_host_matches_issuer", matches.map(JSONValue.bool) ?? .null)]
+            pairs = [
+                ("event", "verification"), ("verification_uri", .string(a.verificationURI)),
+                ("verification_uri_complete", a.verificationURIComplete.map(JSONValue.string) ?? .null),
+                ("user_code", .string(a.userCode)), ("expires_at", .string(RFC3339.format(expiresAt))),
+                ("interval", .integer(a.interval)), ("issuer", issuer.map(JSONValue.string) ?? .null),
+                ("verification_host_matches_issuer", matches.map(JSONValue.bool) ?? .null)
+            ]
         case let .backchannel(request, response, expiresAt):
-            pairs = [("event", "backchannel"), ("login_hint", .string(request.loginHint)),
-                     ("binding_message", request.bindingMessage.map(JSONValue.string) ?? .null),
-                     ("expires_at", .string(RFC3339.format(expiresAt))), ("interval", .integer(response.interval))]
+            pairs = [
+                ("event", "backchannel"), ("login_hint", .string(request.loginHint)),
+                ("binding_message", request.bindingMessage.map(JSONValue.string) ?? .null),
+                ("expires_at", .string(RFC3339.format(expiresAt))), ("interval", .integer(response.interval))
+            ]
         case let .authorizationURL(url):
             pairs = [("event", "authorization_url"), ("url", .string(url.absoluteString))]
         case let .pending(next):
@@ -157,16 +163,21 @@ final class LoginPresenter: Sendable {
             pairs = [("event", "slow_down"), ("interval", .integer(Int64(interval)))]
         case let .offlineAccessWithoutDPoP(dpopOffered):
             // What `handle` writes through `warning(code:_:)` for a machine-key, non-git profile.
-            return warningLine(code: "offline_access_unbound",
-                               message: OfflineAccessAdvice(keySource: .machine, gitProfile: false).message(dpopOffered: dpopOffered))
+            return warningLine(
+                code: "offline_access_unbound",
+                message: OfflineAccessAdvice(keySource: .machine, gitProfile: false).message(dpopOffered: dpopOffered))
         case let .clockSkew(offset):
-            pairs = [("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkew.warningLine(offset))),
-                     ("offset_seconds", .integer(offset))]
+            pairs = [
+                ("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkew.warningLine(offset))),
+                ("offset_seconds", .integer(offset))
+            ]
         case let .authorized(issuer, subject, scope, expiresAt, verified, binding):
-            pairs = [("event", "authorized"), ("issuer", .string(issuer)),
-                     ("subject", subject.map(JSONValue.string) ?? .null), ("scope", scope.map(JSONValue.string) ?? .null),
-                     ("expires_at", expiresAt.map { .string(RFC3339.format($0)) } ?? .null),
-                     ("id_token_verified", .bool(verified)), ("token_binding", .string(binding.rawValue))]
+            pairs = [
+                ("event", "authorized"), ("issuer", .string(issuer)),
+                ("subject", subject.map(JSONValue.string) ?? .null), ("scope", scope.map(JSONValue.string) ?? .null),
+                ("expires_at", expiresAt.map { .string(RFC3339.format($0)) } ?? .null),
+                ("id_token_verified", .bool(verified)), ("token_binding", .string(binding.rawValue))
+            ]
         }
         return .object(JSONObject(pairs))
     }
@@ -190,7 +201,8 @@ final class LoginPresenter: Sendable {
         let signingIn = providerHost.map { " (signing in to \(TerminalText.singleLine($0)))" } ?? ""
         if !json {
             if console.stderrIsTTY {
-                text += "\nTo sign in, open this address on your phone or computer:\n\n    "
+                text +=
+                    "\nTo sign in, open this address on your phone or computer:\n\n    "
                     + console.bold(uri) + "\n\nand enter the code\(signingIn):\n\n"
                     + UserCodeBanner.render(userCode, console: console) + "\n"
             } else {
@@ -217,7 +229,9 @@ final class LoginPresenter: Sendable {
         statusLine.setDeadline(expiresAt)
         statusLine.setNote("checking every \(interval) s")
         let task = statusLine.startTicking()
-        ticker.withLock { $0?.cancel(); $0 = task }
+        ticker.withLock {
+            $0?.cancel(); $0 = task
+        }
     }
 
     /// The issuer's host, named beside the code.
@@ -226,7 +240,8 @@ final class LoginPresenter: Sendable {
     /// The warning when the verification address is on another site than the issuer, else nil.
     func crossSiteWarning(_ a: DeviceAuthorizationResponse) -> String? {
         guard let issuer, let provider = providerHost, let shown = HTTPURL(string: a.verificationURI)?.host,
-              !VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: issuer) else { return nil }
+            !VerificationSite.matchesIssuer(verificationURI: a.verificationURI, issuer: issuer)
+        else { return nil }
         return "the verification address is on \(shown), not on the site of \(provider) you are signing in to;"
             + " enter the code only if you started this sign-in yourself: a code typed into someone else's page signs their device in"
     }
@@ -241,13 +256,16 @@ final class LoginPresenter: Sendable {
         }
     }
 
-    private func showBackchannel(_ request: BackchannelAuthenticationRequest, _ response: BackchannelAuthenticationResponse,
-                                 expiresAt: Timestamp) {
+    private func showBackchannel(
+        _ request: BackchannelAuthenticationRequest, _ response: BackchannelAuthenticationResponse,
+        expiresAt: Timestamp
+    ) {
         let who = TerminalText.singleLine(request.loginHint)
         let host = providerHost.map { " (signing in to \(TerminalText.singleLine($0)))" } ?? ""
         var text = (console.stderrIsTTY ? "\n" : "") + "Asking \(who) to approve this sign-in on their own device\(host).\n"
         if let message = request.bindingMessage {
-            text += "The request shows the message: \(console.bold(TerminalText.singleLine(message)))\n"
+            text +=
+                "The request shows the message: \(console.bold(TerminalText.singleLine(message)))\n"
                 + "Approve on the phone only if it shows this same message.\n"
         }
         text += "The request expires at \(RFC3339.format(expiresAt)). Press Ctrl-C to cancel.\n"
@@ -258,12 +276,14 @@ final class LoginPresenter: Sendable {
     private func showAuthorizationURL(_ url: String) {
         switch flow {
         case .paste:
-            console.info("Open this address in any browser and sign in:\n\n    \(url)\n\n"
-                + "Your browser is then sent to a local address that may fail to load; copy that address\n"
-                + "from the address bar and paste it here (or just the code).\n")
+            console.info(
+                "Open this address in any browser and sign in:\n\n    \(url)\n\n"
+                    + "Your browser is then sent to a local address that may fail to load; copy that address\n"
+                    + "from the address bar and paste it here (or just the code).\n")
         default:
-            console.info("Open this address in a browser on this machine to sign in:\n\n    \(url)\n\n"
-                + "Waiting for the browser to come back… (Ctrl-C to cancel)\n")
+            console.info(
+                "Open this address in a browser on this machine to sign in:\n\n    \(url)\n\n"
+                    + "Waiting for the browser to come back… (Ctrl-C to cancel)\n")
         }
     }
 }
@@ -293,8 +313,9 @@ struct OfflineAccessAdvice: Sendable, Equatable {
         }
         var choices: [String] = []
         if keySource == .machine {
-            choices.append("keep the token file under a key that is not on this disk"
-                           + " (--key-source passphrase or credential, at a profile's first login)")
+            choices.append(
+                "keep the token file under a key that is not on this disk"
+                    + " (--key-source passphrase or credential, at a profile's first login)")
         }
         choices.append("leave offline_access out of --scope")
         let why = dpopOffered ? "a git profile is a Bearer profile" : "the provider offers no DPoP"

@@ -18,7 +18,9 @@ struct MetricsText {
         for sample in samples {
             text += name
             if !sample.labels.isEmpty {
-                text += "{" + sample.labels.map { $0.name + "=\"" + Self.escapeLabelValue($0.value) + "\"" }
+                text +=
+                    "{"
+                    + sample.labels.map { $0.name + "=\"" + Self.escapeLabelValue($0.value) + "\"" }
                     .joined(separator: ",") + "}"
             }
             text += " \(sample.value)\n"

@@ -44,16 +44,19 @@ final class QRImageFile: Sendable {
         var info = stat()
         guard stat(folder, &info) == 0 else {
             let code = errno
-            throw UsageError(code == ENOENT ? "--qr-file: the folder \(folder) does not exist"
-                                            : "--qr-file: cannot use the folder \(folder): \(ErrnoText.describe(code))",
-                             command: "login", hint: hint)
+            throw UsageError(
+                code == ENOENT
+                    ? "--qr-file: the folder \(folder) does not exist"
+                    : "--qr-file: cannot use the folder \(folder): \(ErrnoText.describe(code))",
+                command: "login", hint: hint)
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw UsageError("--qr-file: \(folder) is not a folder", command: "login", hint: hint)
         }
         guard access(folder, W_OK | X_OK) == 0 else {
-            throw UsageError("--qr-file: the folder \(folder) is not writable (\(ErrnoText.describe(errno)))", command: "login",
-                             hint: hint)
+            throw UsageError(
+                "--qr-file: the folder \(folder) is not writable (\(ErrnoText.describe(errno)))", command: "login",
+                hint: hint)
         }
     }
 

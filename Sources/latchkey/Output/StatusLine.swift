@@ -28,8 +28,10 @@ final class StatusLine: Sendable {
             guard let deadline = s.deadline else { return nil }
             s.shown = true
             let left = deadline.timeIntervalSince(Timestamp.now())
-            return "\r\u{1B}[K" + console.dim("Waiting for approval… \(DurationText.clock(left)) left"
-                                              + (s.note.isEmpty ? "" : " · " + s.note))
+            return "\r\u{1B}[K"
+                + console.dim(
+                    "Waiting for approval… \(DurationText.clock(left)) left"
+                        + (s.note.isEmpty ? "" : " · " + s.note))
         }
         if let text { console.info(text) }
     }

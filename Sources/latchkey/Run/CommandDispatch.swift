@@ -37,7 +37,7 @@ enum CommandDispatch {
         (CommandCatalog.config, .asynchronous(ConfigCommand.run)),
         (CommandCatalog.register, .asynchronous(RegisterCommand.run)),
         (CommandCatalog.completion, .synchronous(CompletionCommand.run)),
-        (CommandCatalog.manual, .synchronous({ CompletionCommand.manual($0) })),
+        (CommandCatalog.manual, .synchronous({ CompletionCommand.manual($0) }))
     ]
 
     /// The runner of the parsed command (the parser has already resolved aliases to the spec).

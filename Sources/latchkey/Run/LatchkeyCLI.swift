@@ -22,9 +22,11 @@ enum LatchkeyCLI {
                 return .exit(0)
             }
             guard parsed.command != nil else {
-                throw UsageError("no command given", hint: "the commands are: "
-                                 + CommandCatalog.all.map(\.name).joined(separator: ", ")
-                                 + "; run 'latchkey --help' for more")
+                throw UsageError(
+                    "no command given",
+                    hint: "the commands are: "
+                        + CommandCatalog.all.map(\.name).joined(separator: ", ")
+                        + "; run 'latchkey --help' for more")
             }
             let globals = try GlobalOptions(parsed, environment: environment)
             let console = Console(environment: environment, quiet: globals.quiet)

@@ -49,8 +49,9 @@ final class OutputFile: HTTPBodySink {
     static func randomSuffix() throws -> String {
         let bytes: [UInt8]
         do { bytes = try SecureRandom().bytes(12) } catch {
-            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
-                                 hint: "check that getrandom(2) works in this environment")
+            throw CommandFailure(
+                exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                hint: "check that getrandom(2) works in this environment")
         }
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
@@ -85,8 +86,9 @@ final class OutputFile: HTTPBodySink {
     }
 
     static func failure(_ path: String, _ operation: String, _ code: Int32) -> CommandFailure {
-        CommandFailure(exitCode: 9, code: "storage_error", message: "cannot \(operation) \(path): \(ErrnoText.describe(code))",
-                       hint: "check the folder of the file and its permissions")
+        CommandFailure(
+            exitCode: 9, code: "storage_error", message: "cannot \(operation) \(path): \(ErrnoText.describe(code))",
+            hint: "check the folder of the file and its permissions")
     }
 }
 
@@ -97,9 +99,10 @@ struct StandardOutput: HTTPBodySink {
             // As curl's exit 23: a full disk behind `>` is not a success, and a script must not take
             // a cut-short body for the whole answer. (A closed pipe raises SIGPIPE first, as for any
             // filter; EPIPE lands here only where SIGPIPE is ignored.)
-            throw CommandFailure(exitCode: 9, code: "storage_error",
-                                 message: "cannot write the response to standard output: \(ErrnoText.describe(code))",
-                                 hint: "use --output FILE, or check where stdout goes")
+            throw CommandFailure(
+                exitCode: 9, code: "storage_error",
+                message: "cannot write the response to standard output: \(ErrnoText.describe(code))",
+                hint: "use --output FILE, or check where stdout goes")
         }
     }
 

@@ -61,14 +61,16 @@ struct ProfileAccess: Sendable {
     func configuration(limits: HTTPResponseParser.Limits = .init(), settings: ProfileSettings? = nil) -> HTTPClient.Configuration {
         // Headers and bodies are the server's text: sanitised as every human line is, so an
         // `error_description` with ESC or C1 cannot retitle the terminal or redraw the screen.
-        let logger: (@Sendable (String) -> Void)? = context.globals.verbose
+        let logger: (@Sendable (String) -> Void)? =
+            context.globals.verbose
             ? { @Sendable line in Console.write(2, TerminalText.sanitize(line) + "\n") } : nil
         // `--ca-file`, then LATCHKEY_CA_FILE; the library goes on to SSL_CERT_FILE, the profile's
         // bundle from `login --ca-file`, and the system bundle (cli.md, global options).
         let caFile = [context.globals.caFile, context.environment.lookup("LATCHKEY_CA_FILE")]
             .compactMap { $0 }.first { !$0.isEmpty }
-        var configuration = HTTPClient.Configuration.fromEnvironment(context.environment.snapshot(), caFile: caFile,
-                                                                     remembered: settings?.caFile, logger: logger)
+        var configuration = HTTPClient.Configuration.fromEnvironment(
+            context.environment.snapshot(), caFile: caFile,
+            remembered: settings?.caFile, logger: logger)
         configuration.limits = limits
         return configuration
     }
@@ -89,13 +91,15 @@ struct ProfileAccess: Sendable {
     func session(_ settings: ProfileSettings, store: any TokenStore) throws -> Session {
         let random: SecureRandom
         do { random = try SecureRandom() } catch {
-            throw CommandFailure(exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
-                                 hint: "check that getrandom(2) works in this environment")
+            throw CommandFailure(
+                exitCode: 1, code: "internal_error", message: "the system random source failed: \(error)",
+                hint: "check that getrandom(2) works in this environment")
         }
-        let session = Session(configuration: settings.client, store: store, transports: EndpointTransports(transport(settings: settings)), random: random,
-                              clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
-                              clientKey: ClientAssertionOptions.keySource(settings, store: store),
-                              defaultMargin: settings.minTTL.map { .profileDefault(Double($0)) } ?? .standard)
+        let session = Session(
+            configuration: settings.client, store: store, transports: EndpointTransports(transport(settings: settings)), random: random,
+            clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
+            clientKey: ClientAssertionOptions.keySource(settings, store: store),
+            defaultMargin: settings.minTTL.map { .profileDefault(Double($0)) } ?? .standard)
         if context.globals.verbose {
             session.notes.observe { note in Console.write(2, TerminalText.sanitize(SessionNoteWording.line(note)) + "\n") }
         }

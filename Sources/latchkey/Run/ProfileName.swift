@@ -7,8 +7,9 @@ enum ProfileName {
     /// Returns `name` when it is acceptable, else throws a usage error.
     static func validated(_ name: String) throws(UsageError) -> String {
         guard EncryptedFileTokenStore.isValidProfileName(name) else {
-            throw UsageError("invalid profile name '\(name)'",
-                             hint: "use 1-64 letters, digits, '.', '-' or '_', not starting with '.'")
+            throw UsageError(
+                "invalid profile name '\(name)'",
+                hint: "use 1-64 letters, digits, '.', '-' or '_', not starting with '.'")
         }
         return name
     }

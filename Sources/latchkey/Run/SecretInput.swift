@@ -1,7 +1,7 @@
-import LatchkeyHTTP
 import Glibc
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// Where secrets come from: files and environment variables, or a no-echo prompt on a terminal —
 /// never the command line, where other users could read them in `ps`.
@@ -56,8 +56,9 @@ enum SecretInput {
             case let .tooLarge(_, size, limit): reason = "\(size) bytes, more than the \(limit)-byte limit"
             default: reason = error.description
             }
-            throw CommandFailure(exitCode: 9, code: "storage_error", message: "refusing --\(option) \(path): \(reason)",
-                                 hint: "it holds a secret: it must be yours and readable by you alone (chown it to you, chmod 600)")
+            throw CommandFailure(
+                exitCode: 9, code: "storage_error", message: "refusing --\(option) \(path): \(reason)",
+                hint: "it holds a secret: it must be yours and readable by you alone (chown it to you, chmod 600)")
         }
         if bytes.last == 0x0A { bytes.removeLast() }
         if bytes.last == 0x0D { bytes.removeLast() }

@@ -37,11 +37,13 @@ final class TerminationSignals: Sendable {
         let watcher = TerminationSignals()
         let context = Unmanaged.passRetained(watcher).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            let watcher = Unmanaged<TerminationSignals>.fromOpaque(raw!).takeRetainedValue()
-            watcher.waitLoop()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                let watcher = Unmanaged<TerminationSignals>.fromOpaque(raw!).takeRetainedValue()
+                watcher.waitLoop()
+                return nil
+            }, context)
         if result == 0 {
             pthread_detach(thread)
         } else {
@@ -69,9 +71,10 @@ final class TerminationSignals: Sendable {
 
     /// The error line and hint for an interruption with `exitCode` (130 or 143).
     static func failure(exitCode code: Int32) -> CommandFailure {
-        CommandFailure(exitCode: code, code: "cancelled",
-                       message: code == 143 ? "terminated by SIGTERM" : "interrupted by SIGINT",
-                       hint: "nothing was saved; run the command again")
+        CommandFailure(
+            exitCode: code, code: "cancelled",
+            message: code == 143 ? "terminated by SIGTERM" : "interrupted by SIGINT",
+            hint: "nothing was saved; run the command again")
     }
 
     /// Runs `body` as a task that a signal cancels. When a signal arrived, whatever error the

@@ -15,19 +15,22 @@ nonisolated(unsafe) var startupArgumentCount: Int32 = 0
 nonisolated(unsafe) var startupArgumentVector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
 
 @section(".init_array.00101") @used
-let latchkeyEarlyStartup: @convention(c) (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                          UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Void = { argc, argv, _ in
-    startupArgumentCount = argc
-    startupArgumentVector = argv
-    var termination = sigset_t()
-    sigemptyset(&termination)
-    sigaddset(&termination, SIGINT)
-    sigaddset(&termination, SIGTERM)
-    sigprocmask(SIG_BLOCK, &termination, nil)
-    if getenv("SWIFT_ROOT") == nil, access("/proc/self/exe", F_OK) != 0 {
-        setenv("SWIFT_ROOT", "/", 0)
+let latchkeyEarlyStartup:
+    @convention(c) (
+        Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> Void = { argc, argv, _ in
+        startupArgumentCount = argc
+        startupArgumentVector = argv
+        var termination = sigset_t()
+        sigemptyset(&termination)
+        sigaddset(&termination, SIGINT)
+        sigaddset(&termination, SIGTERM)
+        sigprocmask(SIG_BLOCK, &termination, nil)
+        if getenv("SWIFT_ROOT") == nil, access("/proc/self/exe", F_OK) != 0 {
+            setenv("SWIFT_ROOT", "/", 0)
+        }
     }
-}
 
 /// The process arguments, also when /proc is missing.
 enum StartupArguments {

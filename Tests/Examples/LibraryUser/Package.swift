@@ -11,16 +11,22 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Latchkey", path: "../../..")],
     targets: [
-        .executableTarget(name: "library-user",
-                          dependencies: [.product(name: "Latchkey", package: "Latchkey"),
-                                         .product(name: "LatchkeyCrypto", package: "Latchkey"),
-                                         .product(name: "LatchkeyHTTP", package: "Latchkey")],
-                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(
+            name: "library-user",
+            dependencies: [
+                .product(name: "Latchkey", package: "Latchkey"),
+                .product(name: "LatchkeyCrypto", package: "Latchkey"),
+                .product(name: "LatchkeyHTTP", package: "Latchkey")
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         // docs/library.md's LatchkeyTesting snippet, compiled and run as a test.
-        .testTarget(name: "LibraryUserTests",
-                    dependencies: [.product(name: "Latchkey", package: "Latchkey"),
-                                   .product(name: "LatchkeyHTTP", package: "Latchkey"),
-                                   .product(name: "LatchkeyTesting", package: "Latchkey")],
-                    path: "TestingSnippets", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(
+            name: "LibraryUserTests",
+            dependencies: [
+                .product(name: "Latchkey", package: "Latchkey"),
+                .product(name: "LatchkeyHTTP", package: "Latchkey"),
+                .product(name: "LatchkeyTesting", package: "Latchkey")
+            ],
+            path: "TestingSnippets", swiftSettings: [.swiftLanguageMode(.v6)])
     ]
 )

@@ -19,14 +19,17 @@ let configuration = try ClientConfiguration(issuer: issuer, clientID: arguments[
 let stateDirectory = FileManagerFreeTemporaryDirectory.make()
 let store = EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: "example")
 let transport = HTTPClient(configuration: .fromEnvironment(ProcessInfo.processInfo.environment))
-let session = Session(configuration: configuration, store: store, transport: transport,
-                      time: FoundationTimeSource(), random: try SecureRandom())
+let session = Session(
+    configuration: configuration, store: store, transport: transport,
+    time: FoundationTimeSource(), random: try SecureRandom())
 
-let signedIn = try await session.signIn(flow: .device, events: { event in
-    if case let .verification(authorization, expiresAt) = event {
-        print("Open \(authorization.verificationURI) and enter \(authorization.userCode) before \(Date(expiresAt))")
-    }
-})
+let signedIn = try await session.signIn(
+    flow: .device,
+    events: { event in
+        if case let .verification(authorization, expiresAt) = event {
+            print("Open \(authorization.verificationURI) and enter \(authorization.userCode) before \(Date(expiresAt))")
+        }
+    })
 let token = try await session.validToken()
 print("Signed in as \(signedIn.subject ?? "?"); the access token expires \(token.expirationDate.map { "\($0)" } ?? "never")")
 

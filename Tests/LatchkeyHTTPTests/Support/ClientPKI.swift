@@ -22,8 +22,9 @@ struct ClientPKI: Sendable {
         let dir = TestEnvironment.makeTemporaryDirectory()
         let status: Int32
         do {
-            status = try SpawnedProcess.run(["/bin/sh", TestEnvironment.harnessDirectory + "/make_client_certs.sh", dir],
-                                            stderrPath: dir + "/make_client_certs.log")
+            status = try SpawnedProcess.run(
+                ["/bin/sh", TestEnvironment.harnessDirectory + "/make_client_certs.sh", dir],
+                stderrPath: dir + "/make_client_certs.log")
         } catch { throw .failed("\(error)") }
         guard status == 0 else {
             throw .failed("make_client_certs.sh failed (\(status)): \(TestEnvironment.readFile(dir + "/make_client_certs.log"))")

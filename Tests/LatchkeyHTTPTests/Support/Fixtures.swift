@@ -10,9 +10,12 @@ struct TestPKI: Sendable {
 
     static func make() throws -> TestPKI {
         let dir = TestEnvironment.makeTemporaryDirectory()
-        let status = try SpawnedProcess.run(["/bin/sh", TestEnvironment.harnessDirectory + "/make_certs.sh", dir],
-                                            stderrPath: dir + "/make_certs.log")
-        guard status == 0 else { throw SpawnError.failed("make_certs.sh failed (\(status)): \(TestEnvironment.readFile(dir + "/make_certs.log"))") }
+        let status = try SpawnedProcess.run(
+            ["/bin/sh", TestEnvironment.harnessDirectory + "/make_certs.sh", dir],
+            stderrPath: dir + "/make_certs.log")
+        guard status == 0 else {
+            throw SpawnError.failed("make_certs.sh failed (\(status)): \(TestEnvironment.readFile(dir + "/make_certs.log"))")
+        }
         return TestPKI(directory: dir)
     }
 }
@@ -52,13 +55,17 @@ enum Fixtures {
         do { return try ScriptedServer() } catch let e as SpawnError { throw e } catch { throw .failed("\(error)") }
     }
     static let tlsServer: Result<ScriptedServer, SpawnError> = Result { () throws(SpawnError) -> ScriptedServer in
-        do { return try ScriptedServer(tls: try pki.get().cert("localhost")) } catch let e as SpawnError { throw e } catch { throw .failed("\(error)") }
+        do { return try ScriptedServer(tls: try pki.get().cert("localhost")) } catch let e as SpawnError { throw e } catch {
+            throw .failed("\(error)")
+        }
     }
 
     /// A client trusting the test CA, with small timeouts.
-    static func client(caFile: String? = nil, proxy: ProxySettings? = nil,
-                       limits: HTTPResponseParser.Limits = .init(),
-                       logger: (@Sendable (String) -> Void)? = nil) throws -> HTTPClient {
+    static func client(
+        caFile: String? = nil, proxy: ProxySettings? = nil,
+        limits: HTTPResponseParser.Limits = .init(),
+        logger: (@Sendable (String) -> Void)? = nil
+    ) throws -> HTTPClient {
         let ca = try caFile ?? pki.get().caFile
         return HTTPClient(configuration: .init(caFile: ca, connectTimeout: 3, proxy: proxy, limits: limits, logger: logger))
     }

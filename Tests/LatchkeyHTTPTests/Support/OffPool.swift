@@ -8,10 +8,12 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         let job = OffPoolJob { continuation.resume(returning: Result { try body() }) }
         var thread = pthread_t()
         let raw = Unmanaged.passRetained(job).toOpaque()
-        let rc = pthread_create(&thread, nil, { p in
-            Unmanaged<OffPoolJob>.fromOpaque(p!).takeRetainedValue().run()
-            return nil
-        }, raw)
+        let rc = pthread_create(
+            &thread, nil,
+            { p in
+                Unmanaged<OffPoolJob>.fromOpaque(p!).takeRetainedValue().run()
+                return nil
+            }, raw)
         if rc == 0 { pthread_detach(thread) } else { Unmanaged<OffPoolJob>.fromOpaque(raw).takeRetainedValue().run() }
     }
     return try result.get()

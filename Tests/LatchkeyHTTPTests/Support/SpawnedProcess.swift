@@ -111,6 +111,8 @@ final class SpawnedProcess: @unchecked Sendable {
 enum SpawnError: Error, CustomStringConvertible {
     case failed(String)
     var description: String {
-        switch self { case .failed(let s): return s }
+        switch self {
+        case .failed(let s): return s
+        }
     }
 }

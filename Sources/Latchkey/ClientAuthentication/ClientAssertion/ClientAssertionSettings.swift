@@ -33,8 +33,10 @@ public struct ClientAssertionSettings: Sendable, Equatable {
     public var audience: ClientAssertionAudience
 
     /// Makes settings; the defaults are the successor draft's: explicit typing, issuer audience.
-    public init(algorithm: JWSAlgorithm? = nil, keyID: String? = nil, type: ClientAssertionType = .clientAuthentication,
-                audience: ClientAssertionAudience = .issuer) {
+    public init(
+        algorithm: JWSAlgorithm? = nil, keyID: String? = nil, type: ClientAssertionType = .clientAuthentication,
+        audience: ClientAssertionAudience = .issuer
+    ) {
         self.algorithm = algorithm
         self.keyID = keyID
         self.type = type

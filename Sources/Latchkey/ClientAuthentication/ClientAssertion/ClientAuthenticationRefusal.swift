@@ -14,8 +14,10 @@ public struct ClientAuthenticationRefusal: Sendable, Equatable, CustomStringConv
     public var assertionAudience: ClientAssertionAudience?
 
     /// Makes a refusal.
-    public init(method: ClientAuthMethod, endpoint: EndpointRole, status: Int, error: OAuthError? = nil,
-                assertionAudience: ClientAssertionAudience? = nil) {
+    public init(
+        method: ClientAuthMethod, endpoint: EndpointRole, status: Int, error: OAuthError? = nil,
+        assertionAudience: ClientAssertionAudience? = nil
+    ) {
         self.method = method
         self.endpoint = endpoint
         self.status = status
@@ -25,7 +27,8 @@ public struct ClientAuthenticationRefusal: Sendable, Equatable, CustomStringConv
 
     /// One line.
     public var description: String {
-        var text = "the \(endpoint.rawValue) endpoint refused the client's \(method.rawValue) authentication ("
+        var text =
+            "the \(endpoint.rawValue) endpoint refused the client's \(method.rawValue) authentication ("
             + (error?.description ?? "HTTP \(status) without an error code") + ")"
         switch assertionAudience {
         case .issuer?: text += "; the assertion's aud was the issuer identifier"

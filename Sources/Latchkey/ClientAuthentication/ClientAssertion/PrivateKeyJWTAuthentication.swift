@@ -29,8 +29,10 @@ public struct PrivateKeyJWTAuthentication: RequestAuthenticator {
     public private(set) var ordinaryEndpoints: [String: String] = [:]
 
     /// Makes the authenticator for `clientID` at `issuer`.
-    public init(clientID: String, issuer: String, key: any ClientKeySource,
-                settings: ClientAssertionSettings = ClientAssertionSettings()) {
+    public init(
+        clientID: String, issuer: String, key: any ClientKeySource,
+        settings: ClientAssertionSettings = ClientAssertionSettings()
+    ) {
         self.clientID = clientID
         self.issuer = issuer
         self.key = key
@@ -54,8 +56,9 @@ public struct PrivateKeyJWTAuthentication: RequestAuthenticator {
         if case .error(let e) = TokenResponse.parse(response) { error = e } else { error = nil }
         let refused = error?.code == "invalid_client" || response.status == 401 || (response.status == 403 && error?.code == nil)
         guard refused else { return nil }
-        return ClientAuthenticationRefusal(method: .privateKeyJWT, endpoint: endpoint, status: response.status,
-                                           error: error?.code == nil ? nil : error, assertionAudience: settings.audience)
+        return ClientAuthenticationRefusal(
+            method: .privateKeyJWT, endpoint: endpoint, status: response.status,
+            error: error?.code == nil ? nil : error, assertionAudience: settings.audience)
     }
 
     /// Appends `client_id` (unless the form names the client already, as a pushed authorization

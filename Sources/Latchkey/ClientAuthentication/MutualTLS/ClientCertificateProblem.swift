@@ -34,7 +34,8 @@ public enum ClientCertificateProblem: Sendable, Equatable, CustomStringConvertib
         let blank = response.body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if blank { return .refused(endpoint: endpoint, status: response.status, oauthCode: nil, subject: subject) }
         guard case .error(.server(let code, _, _)) = TokenResponse.parse(response),
-              code == "invalid_client" || code == "unauthorized_client" else { return nil }
+            code == "invalid_client" || code == "unauthorized_client"
+        else { return nil }
         return .refused(endpoint: endpoint, status: response.status, oauthCode: code, subject: subject)
     }
 }

@@ -16,8 +16,10 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
     public var backchannelAuthenticationEndpoint: String?
 
     /// Aliases; nil leaves an endpoint as it is.
-    public init(tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, deviceAuthorizationEndpoint: String? = nil,
-                pushedAuthorizationRequestEndpoint: String? = nil, backchannelAuthenticationEndpoint: String? = nil) {
+    public init(
+        tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, deviceAuthorizationEndpoint: String? = nil,
+        pushedAuthorizationRequestEndpoint: String? = nil, backchannelAuthenticationEndpoint: String? = nil
+    ) {
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
@@ -30,11 +32,12 @@ public struct MTLSEndpointAliases: Sendable, Equatable {
 
     /// The aliases, by their metadata names, in the order they are written.
     static let members: [String] = [
-         "token_endpoint",
-         "revocation_endpoint",
-         "device_authorization_endpoint",
-         "pushed_authorization_request_endpoint",
-         "backchannel_authentication_endpoint"]
+        "token_endpoint",
+        "revocation_endpoint",
+        "device_authorization_endpoint",
+        "pushed_authorization_request_endpoint",
+        "backchannel_authentication_endpoint"
+    ]
     /// The member named `name` of `members`.
     func member(_ name: String) -> String? {
         switch name {

@@ -27,8 +27,9 @@ public struct MutualTLS: Sendable {
     public func identity(at now: Timestamp) throws(LatchkeyError) -> TLSClientIdentity {
         let material = try source.read()
         do {
-            return try TLSClientIdentity(certificateChainPEM: material.certificateChainPEM,
-                                         privateKeyPEM: material.privateKeyPEM, at: now)
+            return try TLSClientIdentity(
+                certificateChainPEM: material.certificateChainPEM,
+                privateKeyPEM: material.privateKeyPEM, at: now)
         } catch {
             throw .clientCertificate(.unusable(error))
         }

@@ -38,13 +38,15 @@ struct BackchannelAuthenticationFlow: Sendable {
     /// problem (the provider does not do CIBA); ping or push only is a refusal of this client,
     /// which cannot receive callbacks.
     public static func requirePollMode(_ metadata: ProviderMetadata) throws(LatchkeyError) -> HTTPURL {
-        let url = try EndpointExchange.endpointURL(metadata.backchannelAuthenticationEndpoint,
-                                                   name: "backchannel_authentication_endpoint")
+        let url = try EndpointExchange.endpointURL(
+            metadata.backchannelAuthenticationEndpoint,
+            name: "backchannel_authentication_endpoint")
         let modes = metadata.backchannelTokenDeliveryModesSupported ?? []
         guard modes.contains(pollMode) else {
             let offered = modes.isEmpty ? "none" : modes.joined(separator: ", ")
-            throw .protocolViolation("the provider's backchannel_token_delivery_modes_supported (\(offered)) lacks poll,"
-                                     + " the only CIBA mode a client without a callback endpoint can use")
+            throw .protocolViolation(
+                "the provider's backchannel_token_delivery_modes_supported (\(offered)) lacks poll,"
+                    + " the only CIBA mode a client without a callback endpoint can use")
         }
         return url
     }
@@ -52,8 +54,10 @@ struct BackchannelAuthenticationFlow: Sendable {
     /// Sends the authentication request (§7.1). It is sent again only when the server cannot have
     /// acted on it (`TransientFailure.repeats`): a repeat would ask the person twice. With `until`,
     /// it is cut short there (`.timedOut`).
-    public func start(_ request: BackchannelAuthenticationRequest, until cap: Timestamp? = nil,
-                      timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
+    public func start(
+        _ request: BackchannelAuthenticationRequest, until cap: Timestamp? = nil,
+        timeout: Double? = nil
+    ) async throws(LatchkeyError) -> Pending {
         let url = try Self.requirePollMode(client.metadata)
         var form: [(String, String)] = []
         if !client.configuration.scopes.isEmpty { form.append(("scope", client.configuration.scopeString)) }
@@ -73,8 +77,10 @@ struct BackchannelAuthenticationFlow: Sendable {
 
     /// Starts, reports `.backchannel`, and polls until a token, a refusal, the deadline or
     /// `timeout`. Returns the token response and the `auth_req_id`, which the ID token must echo.
-    public func run(_ request: BackchannelAuthenticationRequest, timeout: Double? = nil,
-                    events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> (response: TokenResponse, authRequestID: String) {
+    public func run(
+        _ request: BackchannelAuthenticationRequest, timeout: Double? = nil,
+        events: LoginEventHandler = { _ in }
+    ) async throws(LatchkeyError) -> (response: TokenResponse, authRequestID: String) {
         let cap = timeout.map { time.now().addingTimeInterval($0) }
         let pending = try await start(request, until: cap, timeout: timeout)
         events(.backchannel(request, pending.response, expiresAt: pending.expiresAt))
@@ -83,13 +89,17 @@ struct BackchannelAuthenticationFlow: Sendable {
     }
 
     /// Polls the token endpoint for `pending` (§7.3, §11) until `cap` at the latest.
-    public func poll(_ pending: Pending, cap: Timestamp? = nil, timeout: Double? = nil,
-                     events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
-        try await TokenPolling(client: client, time: time,
-                               parameters: [("grant_type", Self.grantType), ("auth_req_id", pending.response.authRequestID)],
-                               interval: pending.response.interval, receivedAt: pending.receivedAt,
-                               deadline: pending.expiresAt,
-                               expiryReason: "the authentication request expired before it was approved")
-            .run(cap: cap, timeout: timeout, events: events)
+    public func poll(
+        _ pending: Pending, cap: Timestamp? = nil, timeout: Double? = nil,
+        events: LoginEventHandler = { _ in }
+    ) async throws(LatchkeyError) -> TokenResponse {
+        try await TokenPolling(
+            client: client, time: time,
+            parameters: [("grant_type", Self.grantType), ("auth_req_id", pending.response.authRequestID)],
+            interval: pending.response.interval, receivedAt: pending.receivedAt,
+            deadline: pending.expiresAt,
+            expiryReason: "the authentication request expired before it was approved"
+        )
+        .run(cap: cap, timeout: timeout, events: events)
     }
 }

@@ -18,8 +18,10 @@ public struct BackchannelAuthenticationRequest: Sendable {
 
     /// Makes a request, refusing an empty login hint, an unusable binding message or a
     /// `requestedExpiry` below 1 (`LatchkeyError.configuration`).
-    public init(loginHint: String, bindingMessage: String? = nil, requestedExpiry: Int64? = nil,
-                additionalParameters: [(String, String)] = []) throws(LatchkeyError) {
+    public init(
+        loginHint: String, bindingMessage: String? = nil, requestedExpiry: Int64? = nil,
+        additionalParameters: [(String, String)] = []
+    ) throws(LatchkeyError) {
         guard !loginHint.isEmpty else { throw .configuration(.missingLoginHint) }
         if let bindingMessage, let problem = Self.bindingMessageProblem(bindingMessage) { throw .configuration(problem) }
         if let requestedExpiry, requestedExpiry < 1 {

@@ -52,8 +52,9 @@ struct AuthorizationCodeFlow: Sendable {
         let pushed = try await client.pushAuthorizationRequest(params)
         let received = time.now()
         let url = try authorizationURL(Self.referenceParameters(pushed: params, requestURI: pushed.requestURI))
-        return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI,
-                       pushedExpiresAt: received.addingTimeInterval(Double(pushed.expiresIn)))
+        return Request(
+            url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI,
+            pushedExpiresAt: received.addingTimeInterval(Double(pushed.expiresIn)))
     }
 
     /// The authorization URL's query after a push: `client_id` and `request_uri`; for an OpenID
@@ -81,7 +82,7 @@ struct AuthorizationCodeFlow: Sendable {
         let state = Base64URL.encode(random.bytes(16))
         let nonce = Base64URL.encode(random.bytes(16))
         var params: [(String, String)] = [
-            ("response_type", "code"), ("client_id", client.configuration.clientID), ("redirect_uri", redirectURI),
+            ("response_type", "code"), ("client_id", client.configuration.clientID), ("redirect_uri", redirectURI)
         ]
         if !client.configuration.scopes.isEmpty { params.append(("scope", client.configuration.scopeString)) }
         params += [("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
@@ -90,7 +91,8 @@ struct AuthorizationCodeFlow: Sendable {
         // OpenID Connect Core §11: offline access is asked for with the person's consent (the
         // OpenID Foundation's test provider refuses it otherwise); a prompt the operator chose wins.
         if client.configuration.scopes.contains("offline_access"),
-           !client.configuration.extraParameters.contains(where: { $0.name == "prompt" }) {
+            !client.configuration.extraParameters.contains(where: { $0.name == "prompt" })
+        {
             params.append(("prompt", "consent"))
         }
         params += client.configuration.authorizationRequestExtensions
@@ -133,8 +135,9 @@ struct AuthorizationCodeFlow: Sendable {
                 if error == "access_denied" { throw .denied(code: error, description: description) }
                 if error == "invalid_request_uri", request.pushedExpiresAt != nil {
                     // RFC 9126 §4: the pushed request expired or was already used.
-                    throw .expired(reason: "the provider no longer accepts the pushed authorization request"
-                                   + (description.map { " (\($0))" } ?? ""), oauthCode: error)
+                    throw .expired(
+                        reason: "the provider no longer accepts the pushed authorization request"
+                            + (description.map { " (\($0))" } ?? ""), oauthCode: error)
                 }
                 throw .oauth(.server(code: error, description: description, status: 302), endpoint: .authorization)
             }
@@ -149,8 +152,10 @@ struct AuthorizationCodeFlow: Sendable {
     }
 
     /// Runs the whole flow: report the URL, wait for the redirect, check it, exchange the code.
-    public func run(receiver: any RedirectReceiver, timeout: Double? = nil,
-                    events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {
+    public func run(
+        receiver: any RedirectReceiver, timeout: Double? = nil,
+        events: LoginEventHandler = { _ in }
+    ) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {
         let request = try await prepareRequest(redirectURI: receiver.redirectURI)
         events(.authorizationURL(request.url))
         // A pushed request is only good until its expires_in: waiting longer cannot succeed.
@@ -167,8 +172,9 @@ struct AuthorizationCodeFlow: Sendable {
         do {
             redirect = try await receiver.receive(timeout: wait) { Self.matchesState($0, of: request) }
         } catch .timedOut(let seconds) where pushedLifetime != nil {
-            throw .expired(reason: "the pushed authorization request expired after \(LatchkeyError.seconds(seconds.rounded())) s,"
-                           + " before the redirect came back")
+            throw .expired(
+                reason: "the pushed authorization request expired after \(LatchkeyError.seconds(seconds.rounded())) s,"
+                    + " before the redirect came back")
         }
         let code = try code(from: redirect, for: request)
         let response = try await client.exchangeCode(code, redirectURI: request.redirectURI, verifier: request.pkce.verifier)

@@ -16,9 +16,12 @@ struct LoopbackRedirectReceiver: RedirectReceiver {
         if let redirectURI {
             // `HTTPURL` admits http only to a loopback host, so the scheme is the whole check.
             guard let url = HTTPURL(string: redirectURI), url.scheme == "http" else {
-                throw .configuration(.unusableRedirectURI(redirectURI, reason: "the browser flow needs an http://127.0.0.1:PORT/… redirect URI"))
+                throw .configuration(
+                    .unusableRedirectURI(redirectURI, reason: "the browser flow needs an http://127.0.0.1:PORT/… redirect URI"))
             }
-            guard let p = UInt16(exactly: url.port ?? 80) else { throw .configuration(.unusableRedirectURI(redirectURI, reason: "the port is not a number from 0 to 65535")) }
+            guard let p = UInt16(exactly: url.port ?? 80) else {
+                throw .configuration(.unusableRedirectURI(redirectURI, reason: "the port is not a number from 0 to 65535"))
+            }
             port = p
             path = url.path.isEmpty ? "/" : url.path
             // Listen exactly where the browser will be sent (127.0.0.2, [::1], …).
@@ -32,10 +35,13 @@ struct LoopbackRedirectReceiver: RedirectReceiver {
     /// Waits for the browser's redirect that `accepting` approves (600 s without a timeout); others
     /// are answered and ignored.
     public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
-        async throws(LatchkeyError) -> AuthorizationRedirect {
+        async throws(LatchkeyError) -> AuthorizationRedirect
+    {
         do {
-            return .parameters(try await listener.waitForRedirect(path: path, timeout: timeout ?? 600,
-                                                                  accepting: { accepting(.parameters($0)) }))
+            return .parameters(
+                try await listener.waitForRedirect(
+                    path: path, timeout: timeout ?? 600,
+                    accepting: { accepting(.parameters($0)) }))
         } catch let e as HTTPError {
             if e == .cancelled { throw .cancelled }
             if case .timedOut(let t) = e { throw .timedOut(seconds: t) }

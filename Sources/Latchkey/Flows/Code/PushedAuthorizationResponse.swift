@@ -26,8 +26,9 @@ struct PushedAuthorizationResponse: Sendable, Equatable {
     public static func parse(_ response: HTTPResponse) throws(LatchkeyError) -> PushedAuthorizationResponse {
         let object = ResponseBody.object(response)
         if let object, let code = object.string("error"), !code.isEmpty {
-            throw .oauth(.server(code: code, description: object.string("error_description"), status: response.status),
-                         endpoint: .pushedAuthorization)
+            throw .oauth(
+                .server(code: code, description: object.string("error_description"), status: response.status),
+                endpoint: .pushedAuthorization)
         }
         guard response.status == 201 else {
             throw .oauth(.unexpectedStatus(response.status), endpoint: .pushedAuthorization)

@@ -38,7 +38,8 @@ struct PastedRedirectReceiver: RedirectReceiver {
     /// only a cancelled read (SIGINT) is `.cancelled`. The person pasted it, so a refused paste is
     /// reported by the flow rather than waited past.
     public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
-        async throws(LatchkeyError) -> AuthorizationRedirect {
+        async throws(LatchkeyError) -> AuthorizationRedirect
+    {
         let line: String?
         do { line = try await readLine() } catch is CancellationError { throw .cancelled } catch { throw .cancelled }
         guard let line else { throw .configuration(.endOfPastedInput) }
@@ -47,7 +48,9 @@ struct PastedRedirectReceiver: RedirectReceiver {
 
     /// Reads a pasted line: a full redirect URL, a bare query string, or a bare code.
     public static func parse(_ line: String) throws(LatchkeyError) -> AuthorizationRedirect {
-        let text = String(line.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }).reversed())
+        let text = String(
+            line.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })
+                .reversed())
         guard !text.isEmpty else { throw .protocolViolation("nothing was pasted") }
         if let q = text.firstIndex(of: "?") {
             var query = text[text.index(after: q)...]

@@ -46,8 +46,9 @@ struct DeviceAuthorizationFlow: Sendable {
     /// Sends the device authorization request (RFC 8628 §3.1). With `until`, no request or retry
     /// runs past that instant (the `--timeout` cap): the flow ends with `.timedOut` there.
     public func start(until cap: Timestamp? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
-        let url = try EndpointExchange.endpointURL(client.metadata.deviceAuthorizationEndpoint,
-                                                   name: "device_authorization_endpoint")
+        let url = try EndpointExchange.endpointURL(
+            client.metadata.deviceAuthorizationEndpoint,
+            name: "device_authorization_endpoint")
         var params: [(String, String)] = []
         if !client.configuration.scopes.isEmpty { params.append(("scope", client.configuration.scopeString)) }
         var pkce: PKCE?
@@ -95,18 +96,25 @@ struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// Polls the token endpoint for `pending` (RFC 8628 §3.4–3.5).
-    public func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
+    public func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError)
+        -> TokenResponse
+    {
         try await poll(pending, cap: timeout.map { time.now().addingTimeInterval($0) }, timeout: timeout, events: events)
     }
 
     /// Polls until `cap` at the latest; `timeout` is only what the `.timedOut` error reports.
-    func poll(_ pending: Pending, cap: Timestamp?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse {
-        var params = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-                      ("device_code", pending.authorization.deviceCode)]
+    func poll(_ pending: Pending, cap: Timestamp?, timeout: Double?, events: LoginEventHandler) async throws(LatchkeyError) -> TokenResponse
+    {
+        var params = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+            ("device_code", pending.authorization.deviceCode)
+        ]
         if let pkce = pending.pkce { params.append(("code_verifier", pkce.verifier)) }
-        return try await TokenPolling(client: client, time: time, parameters: params, interval: pending.authorization.interval,
-                                      receivedAt: pending.receivedAt, deadline: pending.expiresAt,
-                                      expiryReason: "the device code expired before it was approved")
-            .run(cap: cap, timeout: timeout, events: events)
+        return try await TokenPolling(
+            client: client, time: time, parameters: params, interval: pending.authorization.interval,
+            receivedAt: pending.receivedAt, deadline: pending.expiresAt,
+            expiryReason: "the device code expired before it was approved"
+        )
+        .run(cap: cap, timeout: timeout, events: events)
     }
 }

@@ -32,9 +32,11 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     public static let maxUserCodeLength = 64
 
     /// Makes a value.
-    public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
-                expiresIn: Int64 = DeviceAuthorizationResponse.defaultExpiresIn,
-                interval: Int64 = DeviceAuthorizationResponse.defaultInterval, message: String? = nil) {
+    public init(
+        deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
+        expiresIn: Int64 = DeviceAuthorizationResponse.defaultExpiresIn,
+        interval: Int64 = DeviceAuthorizationResponse.defaultInterval, message: String? = nil
+    ) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationURI = verificationURI
@@ -48,10 +50,14 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     public static func parse(_ response: HTTPResponse) throws(LatchkeyError) -> DeviceAuthorizationResponse {
         let object = ResponseBody.object(response)
         if let object, let code = object.string("error"), !code.isEmpty {
-            throw DeviceErrorMapping.error(for: .server(code: code, description: object.string("error_description"),
-                                                        status: response.status), endpoint: .deviceAuthorization)
+            throw DeviceErrorMapping.error(
+                for: .server(
+                    code: code, description: object.string("error_description"),
+                    status: response.status), endpoint: .deviceAuthorization)
         }
-        guard (200..<300).contains(response.status) else { throw .oauth(.unexpectedStatus(response.status), endpoint: .deviceAuthorization) }
+        guard (200..<300).contains(response.status) else {
+            throw .oauth(.unexpectedStatus(response.status), endpoint: .deviceAuthorization)
+        }
         guard let object else { throw .protocolViolation("device authorization response is not a JSON object") }
         guard let deviceCode = object.string("device_code"), !deviceCode.isEmpty else {
             throw .protocolViolation("device authorization response has no device_code")
@@ -61,7 +67,8 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         }
         // The code is shown to a person on terminals, in JSON events and on a kiosk screen.
         guard isTypableUserCode(userCode) else {
-            throw .protocolViolation("device authorization response has a user_code that is not 1 to \(maxUserCodeLength) printable ASCII characters")
+            throw .protocolViolation(
+                "device authorization response has a user_code that is not 1 to \(maxUserCodeLength) printable ASCII characters")
         }
         guard let uri = object.string("verification_uri") ?? object.string("verification_url"), !uri.isEmpty else {
             throw .protocolViolation("device authorization response has no verification_uri")
@@ -79,9 +86,10 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
         if interval <= 0 { interval = defaultInterval }
         // A server asking for more than an hour between polls is broken; the deadline still ends the flow.
         interval = min(interval, maxInterval)
-        return DeviceAuthorizationResponse(deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
-                                           verificationURIComplete: complete,
-                                           expiresIn: expiresIn, interval: interval, message: object.string("message"))
+        return DeviceAuthorizationResponse(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
+            verificationURIComplete: complete,
+            expiresIn: expiresIn, interval: interval, message: object.string("message"))
     }
 
     /// RFC 8628 §6.1 asks for a code a person can read and type: printable ASCII (U+0020–U+007E),

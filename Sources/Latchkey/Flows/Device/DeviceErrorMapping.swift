@@ -16,8 +16,9 @@ enum DeviceErrorMapping {
         case "invalid_grant":
             // Auth0 answers `expired_token` once and then `invalid_grant`: the code is no longer usable,
             // so the wait ends as expired (exit 5), but reported with the code the server sent (cli.md).
-            return .expired(reason: "the device code is no longer valid (invalid_grant" + (description.map { ": \($0)" } ?? "") + ")",
-                            oauthCode: code)
+            return .expired(
+                reason: "the device code is no longer valid (invalid_grant" + (description.map { ": \($0)" } ?? "") + ")",
+                oauthCode: code)
         default:
             // invalid_client, unauthorized_client, device_flow_disabled, device_not_found,
             // bad_verification_code, incorrect_device_code, invalid_request, …: the client is refused.

@@ -14,7 +14,7 @@ struct TwoTokens: TokenSource {
     let api = HTTPURL(string: "https://api.example/items")!
     let server = ScriptedTransport(script: [
         .reply(HTTPResponse(status: 401, headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)], url: api)),
-        .reply(HTTPResponse(status: 200, url: api)),
+        .reply(HTTPResponse(status: 200, url: api))
     ])
     let transport = AuthorizedTransport(base: server, source: TwoTokens(), allowed: [api])
     let response = try await transport.send(HTTPRequest(url: api))

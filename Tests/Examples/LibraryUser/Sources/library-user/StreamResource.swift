@@ -9,8 +9,10 @@ struct Piecewise: HTTPBodySink {
 
 /// GETs `url` with the token and streams a successful body to `consume`; an error answer's body
 /// stays buffered in the returned response.
-func download(_ url: HTTPURL, source: any TokenSource, over base: any HTTPTransport,
-              into consume: @escaping @Sendable (ArraySlice<UInt8>) throws -> Void) async throws -> HTTPResponse {
+func download(
+    _ url: HTTPURL, source: any TokenSource, over base: any HTTPTransport,
+    into consume: @escaping @Sendable (ArraySlice<UInt8>) throws -> Void
+) async throws -> HTTPResponse {
     let api = AuthorizedTransport(base: base, source: source, allowed: [url])
     return try await api.send(HTTPRequest(url: url)) { head in
         head.status < 400 ? Piecewise(consume: consume) : nil

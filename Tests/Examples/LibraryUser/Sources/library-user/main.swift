@@ -6,17 +6,19 @@ import LatchkeyHTTP
 // library-user ISSUER_URL [CLIENT_ID]: signs in with the device flow, then calls ISSUER_URL/resource.
 let arguments = CommandLine.arguments
 guard arguments.count == 2 || arguments.count == 3, let issuer = HTTPURL(string: arguments[1]),
-      let resource = HTTPURL(string: issuer.absoluteString + "/resource") else {
+    let resource = HTTPURL(string: issuer.absoluteString + "/resource")
+else {
     fail("usage: library-user ISSUER_URL [CLIENT_ID]", status: 2)
 }
 let clientID = arguments.count == 3 ? arguments[2] : "library-user"
 
 do {
     let transports = tracedTransports(HTTPClient(configuration: .fromEnvironment(processEnvironment())))
-    let session = Session(configuration: ClientConfiguration(issuer: issuer.absoluteString, clientID: clientID),
-                          store: VaultTokenStore(vault: MemoryVault(), profile: "kiosk"),
-                          transports: transports, random: try SecureRandom(),
-                          clientAuthentication: PublicClientWithBuild(clientID: clientID, build: "library-user/1"))
+    let session = Session(
+        configuration: ClientConfiguration(issuer: issuer.absoluteString, clientID: clientID),
+        store: VaultTokenStore(vault: MemoryVault(), profile: "kiosk"),
+        transports: transports, random: try SecureRandom(),
+        clientAuthentication: PublicClientWithBuild(clientID: clientID, build: "library-user/1"))
     try await signIn(session)
     try await showToken(session)
     let response = try await callResource(resource, source: session, over: transports.transport(for: .resource))
