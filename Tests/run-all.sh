@@ -168,6 +168,14 @@ else
   echo "compiler warnings: 0"
 fi
 export LATCHKEY_BIN="$SCRATCH/debug/latchkey"
+# One format for the tree (issue 33 §4): the toolchain's swift-format with .swift-format at the
+# root; any finding fails the run (`swift format format --in-place --recursive Sources Tests ...` mends it).
+if swift format lint --strict --parallel --recursive Sources Tests Fuzz Benchmarks Package.swift > "$WORK/format.log" 2>&1; then
+  echo "swift format lint: clean"
+else
+  cat "$WORK/format.log" | head -40
+  failures+=("swift format lint: $(grep -c 'warning\|error' "$WORK/format.log") findings (above)")
+fi
 
 # --- 3. test IdP -----------------------------------------------------------------------------
 if ! collect idp "$IDP_JOB" "the test IdP (started beside the build)"; then
