@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layering, bottom up: CMbedTLS → LatchkeyCrypto → LatchkeyHTTP / LatchkeyJOSE → Latchkey → latchkey;
+// Layering, bottom up: CMbedTLS → LatchkeyCrypto → LatchkeyHTTP / LatchkeyJOSE → Latchkey →
+// LatchkeyRegistration → latchkey;
 // LatchkeyQR depends on nothing; LatchkeyTesting (the shipped test doubles) sits over Latchkey;
 // LatchkeyFoundationCompat sits beside the CLI, over Latchkey, and is the only module importing Foundation.
 // A lower module never imports a higher one (docs/architecture.md).
@@ -19,6 +20,9 @@ let package = Package(
     // Every module a library user meets in the public API is a product (docs/library.md).
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        // Dynamic client registration (RFC 7591/7592) and the device's own registration, apart from
+        // the core as golang/oauth2 keeps clientcredentials/ apart.
+        .library(name: "LatchkeyRegistration", targets: ["LatchkeyRegistration"]),
         .library(name: "LatchkeyCrypto", targets: ["LatchkeyCrypto"]),
         .library(name: "LatchkeyHTTP", targets: ["LatchkeyHTTP"]),
         .library(name: "LatchkeyJOSE", targets: ["LatchkeyJOSE"]),
@@ -35,6 +39,9 @@ let package = Package(
         .target(name: "LatchkeyHTTP", dependencies: ["CMbedTLS", "LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "LatchkeyJOSE", dependencies: ["LatchkeyCrypto"], swiftSettings: shipped),
         .target(name: "Latchkey", dependencies: ["LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"], swiftSettings: shipped),
+        .target(
+            name: "LatchkeyRegistration", dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyHTTP", "LatchkeyJOSE"],
+            swiftSettings: shipped),
         // QR symbols and their writers (terminal, SVG, PNG, PGM); depends on nothing.
         .target(name: "LatchkeyQR", swiftSettings: shipped),
         // Test doubles for library users and Tests/: memory store, scripted transport, virtual clock.
@@ -42,7 +49,7 @@ let package = Package(
             name: "LatchkeyTesting", dependencies: ["LatchkeyJOSE", "Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
         // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
         .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
+        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
@@ -72,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzCredentialRequest", dependencies: ["Latchkey"], path: "Fuzz/FuzzCredentialRequest", swiftSettings: strict),
         .executableTarget(
-            name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
+            name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
         .executableTarget(
             name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
             swiftSettings: strict),
@@ -84,7 +91,8 @@ let package = Package(
             name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyQRTests", dependencies: ["LatchkeyQR", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTestingTests", dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
@@ -93,7 +101,7 @@ let package = Package(
             swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
         .testTarget(
-            name: "CLITests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
+            name: "CLITests", dependencies: ["latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
         .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict)
     ]

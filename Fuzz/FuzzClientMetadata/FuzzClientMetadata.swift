@@ -1,4 +1,5 @@
 import Latchkey
+import LatchkeyRegistration
 import LatchkeyJOSE
 
 // libFuzzer entry point for the RFC 7591 metadata codec: a provider's registration answer is

@@ -1,5 +1,6 @@
 import Glibc
 import Latchkey
+import LatchkeyRegistration
 import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTestSupport
@@ -292,7 +293,7 @@ extension RegisterProcessTests {
                 profile: "default.registration", issuer: idp.issuer, clientID: current.registration.clientID,
                 token: Token(accessToken: "", tokenType: "registration"),
                 metadata: ProviderMetadata(issuer: idp.issuer), createdAt: .now(), updatedAt: .now())
-            holder.registration = current
+            holder.registration = current.json
             try EncryptedFileTokenStore(stateDirectory: state, profile: "default.registration").save(holder)
             let old = state + "/default.registration.tokens"
             #expect(PackagePaths.exists(old))

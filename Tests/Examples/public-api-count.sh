@@ -9,7 +9,7 @@ REV=${1:-}
 pattern='^\s*(@[A-Za-z_]+(\([^)]*\))?\s+)*(public|open)\s+((final|indirect|nonisolated)\s+)*(struct|class|enum|protocol|actor|typealias)\s'
 total=0
 printf '%-26s %s\n' module "public types${REV:+ at $REV}"
-for module in Latchkey LatchkeyCrypto LatchkeyHTTP LatchkeyJOSE LatchkeyQR LatchkeyTesting LatchkeyFoundationCompat; do
+for module in Latchkey LatchkeyRegistration LatchkeyCrypto LatchkeyHTTP LatchkeyJOSE LatchkeyQR LatchkeyTesting LatchkeyFoundationCompat; do
   if [ -n "$REV" ]; then
     n=$(git grep -hE "$pattern" "$REV" -- "Sources/$module/*.swift" | wc -l)
   else

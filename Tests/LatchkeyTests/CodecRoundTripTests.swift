@@ -5,6 +5,7 @@ import LatchkeyJOSE
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyRegistration
 
 /// One codec per concept (issue 13): every member of each document type is written and read back.
 /// The member tables are enumerated, so a member added to a table and forgotten by the reader (or
@@ -101,7 +102,8 @@ import Testing
         session.grant = .clientCredentials
         session.registration = RegistrationRecord(
             dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
-            keyFile: nil, keyGenerated: false)
+            keyFile: nil, keyGenerated: false
+        ).json
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))

@@ -5,6 +5,7 @@ import LatchkeyTestSupport
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyRegistration
 
 /// The RFC 7591 metadata codec, the dialects as data, the registration record in the token-file
 /// payload, and the keys a device makes for itself.
@@ -79,7 +80,7 @@ import Testing
             createdAt: Timestamp(timeIntervalSince1970: 1), updatedAt: Timestamp(timeIntervalSince1970: 2))
         let old = StoredSessionPayload.encode(session)
         #expect(try StoredSessionPayload.decode(old).registration == nil)
-        session.registration = record
+        session.registration = record.json
         #expect(try StoredSessionPayload.decode(StoredSessionPayload.encode(session)) == session)
     }
 

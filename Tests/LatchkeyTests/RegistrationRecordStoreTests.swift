@@ -5,6 +5,7 @@ import LatchkeyTestSupport
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyRegistration
 
 /// The registration record's file: its own namespace, the earlier name still read, the session
 /// store refusing a record, and the record's members (issue 31 §1).
@@ -69,7 +70,7 @@ import Testing
         legacy.keyFile = state + "/keys/k.rotated.pem"
         legacy.generatedKeys = []
         legacy.tracksGeneratedKeys = false
-        holder.registration = legacy
+        holder.registration = legacy.json
         try EncryptedFileTokenStore(stateDirectory: state, profile: "k.registration").save(holder)
         let session = EncryptedFileTokenStore(stateDirectory: state, profile: "k.registration")
         #expect(throws: TokenStoreError.corrupt(path: session.tokenFilePath, reason: EncryptedFileTokenStore.registrationRecordReason)) {

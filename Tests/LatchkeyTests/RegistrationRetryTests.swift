@@ -4,6 +4,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyRegistration
 
 /// Issue 31 §4: registration requests follow the one transient rule. A create is sent again only
 /// when the first cannot have arrived (a 503 or 429, no connection), PUT and DELETE after any

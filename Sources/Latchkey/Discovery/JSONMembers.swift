@@ -4,11 +4,11 @@ import LatchkeyJOSE
 /// or prints (token-file payload, profile file, provider metadata). A member that is missing or
 /// `null` reads as nil, as a synthesised `Decodable` would; a wrong type is a `DocumentError`
 /// naming the member (prefixed with `path`, e.g. `metadata.jwks_uri`).
-struct JSONMembers {
-    let object: JSONObject
+package struct JSONMembers {
+    package let object: JSONObject
     let path: String
 
-    init(_ object: JSONObject, path: String = "") {
+    package init(_ object: JSONObject, path: String = "") {
         self.object = object
         self.path = path
     }
@@ -21,18 +21,18 @@ struct JSONMembers {
         return v
     }
 
-    func string(_ key: String) throws(DocumentError) -> String? {
+    package func string(_ key: String) throws(DocumentError) -> String? {
         guard let v = value(key) else { return nil }
         guard let s = v.stringValue else { throw .wrongType(member: name(key), expected: "a string") }
         return s
     }
 
-    func requiredString(_ key: String) throws(DocumentError) -> String {
+    package func requiredString(_ key: String) throws(DocumentError) -> String {
         guard let s = try string(key) else { throw .missing(member: name(key)) }
         return s
     }
 
-    func strings(_ key: String) throws(DocumentError) -> [String]? {
+    package func strings(_ key: String) throws(DocumentError) -> [String]? {
         guard let v = value(key) else { return nil }
         guard let items = v.arrayValue else { throw .wrongType(member: name(key), expected: "an array of strings") }
         var out: [String] = []
@@ -44,7 +44,7 @@ struct JSONMembers {
         return out
     }
 
-    func bool(_ key: String) throws(DocumentError) -> Bool? {
+    package func bool(_ key: String) throws(DocumentError) -> Bool? {
         guard let v = value(key) else { return nil }
         guard let b = v.boolValue else { throw .wrongType(member: name(key), expected: "true or false") }
         return b
@@ -56,13 +56,13 @@ struct JSONMembers {
         return d
     }
 
-    func object(_ key: String) throws(DocumentError) -> JSONMembers? {
+    package func object(_ key: String) throws(DocumentError) -> JSONMembers? {
         guard let v = value(key) else { return nil }
         guard let o = v.objectValue else { throw .wrongType(member: name(key), expected: "an object") }
         return JSONMembers(o, path: name(key))
     }
 
-    func requiredObject(_ key: String) throws(DocumentError) -> JSONMembers {
+    package func requiredObject(_ key: String) throws(DocumentError) -> JSONMembers {
         guard let o = try object(key) else { throw .missing(member: name(key)) }
         return o
     }
@@ -77,7 +77,7 @@ struct JSONMembers {
 
 extension JSONObject {
     /// Sets `key` to `value` when there is one; leaves it out otherwise (the written form of nil).
-    mutating func setIfPresent(_ key: String, _ value: String?) { if let value { self[key] = .string(value) } }
+    package mutating func setIfPresent(_ key: String, _ value: String?) { if let value { self[key] = .string(value) } }
     mutating func setIfPresent(_ key: String, _ value: [String]?) { if let value { self[key] = .array(value.map(JSONValue.string)) } }
     mutating func setIfPresent(_ key: String, _ value: Bool?) { if let value { self[key] = .bool(value) } }
 }

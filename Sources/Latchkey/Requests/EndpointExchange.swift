@@ -4,9 +4,14 @@ import LatchkeyJOSE
 /// Sending one request to an endpoint and turning transport failures into `LatchkeyError`; the
 /// `ProviderPipeline` sends authenticated requests through it. Token, device and revocation
 /// endpoints never follow redirects (maxRedirects 0).
-struct EndpointExchange: Sendable {
+package struct EndpointExchange: Sendable {
     let transport: any HTTPTransport
-    var timeout: Double = 30
+    package var timeout: Double = 30
+
+    package init(transport: any HTTPTransport, timeout: Double = 30) {
+        self.transport = transport
+        self.timeout = timeout
+    }
 
     /// GETs a JSON document (discovery, JWKS), following at most `maxRedirects` redirects.
     func getJSON(_ url: HTTPURL, maxRedirects: Int = 3) async throws(LatchkeyError) -> HTTPResponse {
@@ -17,7 +22,7 @@ struct EndpointExchange: Sendable {
     }
 
     /// Sends and maps errors: `HTTPError` → `.network`, cancellation → `.cancelled`.
-    func send(_ request: HTTPRequest) async throws(LatchkeyError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(LatchkeyError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         do {
             return try await transport.send(request)

@@ -3,8 +3,8 @@ import LatchkeyJOSE
 
 /// A response body as a JSON object: decoded by Content-Type, JSON or form-encoded (RFC 6749 §5.1,
 /// but GitHub answers form-encoded); form values become JSON strings.
-enum ResponseBody {
-    static func object(_ response: HTTPResponse) -> JSONObject? {
+package enum ResponseBody {
+    package static func object(_ response: HTTPResponse) -> JSONObject? {
         let body = response.body
         if body.isEmpty { return nil }
         let type = response.mediaType ?? ""

@@ -54,7 +54,7 @@ public enum TransientFailure {
     }
 
     /// After which failures a request is sent again.
-    enum Repeat: Equatable {
+    package enum Repeat: Equatable {
         /// After any transient failure.
         case afterAnyTransientFailure
         /// Only after a failure that shows the server did not act on it: no connection was made
@@ -112,7 +112,7 @@ public enum TransientFailure {
     /// past `deadline`. A transient status that ends the attempts is thrown as
     /// `OAuthError.unavailable` (with the server's wait when that wait is the reason); the last
     /// transport failure is thrown as it is; any other answer is returned.
-    static func retrying(
+    package static func retrying(
         _ role: EndpointRole, repeating: Repeat? = nil, time: any TimeSource, until deadline: Timestamp? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ send: () async throws(LatchkeyError) -> HTTPResponse

@@ -1,4 +1,5 @@
 import LatchkeyHTTP
+import LatchkeyJOSE
 
 /// Everything one profile keeps between runs: the payload of the encrypted token file.
 /// Enough to hand out a cached token and to refresh without discovery.
@@ -26,9 +27,10 @@ public struct StoredSession: Sendable, Equatable {
     public var dpop: DPoPBinding?
     /// How the token is renewed: a refresh, or the client-credentials grant run again.
     public var grant: SessionGrant = .authorization
-    /// A device's own client registration (RFC 7591 / RFC 7592), kept only in the registration
-    /// file `register` writes; nil in every session's token file and in files written before it.
-    public var registration: RegistrationRecord?
+    /// A device's own client registration (RFC 7591 / RFC 7592) as the registration file
+    /// `register` writes it: the record's members, read and written by `LatchkeyRegistration`
+    /// (the core only carries them); nil in every session's token file and in files before it.
+    package var registration: JSONObject?
 
     /// Makes a session value.
     public init(

@@ -4,13 +4,13 @@ import LatchkeyCrypto
 /// Replaces a file so that, whatever happens (crash, SIGKILL, power loss, full disk), the path
 /// holds either the old contents or the new ones: write a temporary file in the same folder
 /// (O_CREAT|O_EXCL, 0600), fsync it, rename it over the target, fsync the folder.
-enum AtomicFileWriter {
+package enum AtomicFileWriter {
     /// Temporary files older than this are leftovers of killed writers and are removed.
     static let staleTemporaryAge: Int = 60
 
     /// Writes `bytes` to `path` (in `directory`) atomically with mode 0600. On failure the
     /// temporary file is removed and the old file is untouched.
-    static func write(
+    package static func write(
         _ bytes: [UInt8], to path: String, directory: String, fileName: String,
         random: any RandomSource
     ) throws(TokenStoreError) {
@@ -33,7 +33,7 @@ enum AtomicFileWriter {
 
     /// Makes a rename or unlink in `directory` durable. File systems that cannot fsync a
     /// directory (EINVAL) have nothing to flush.
-    static func syncDirectory(_ directory: String) throws(TokenStoreError) {
+    package static func syncDirectory(_ directory: String) throws(TokenStoreError) {
         let fd = InterruptRetry.call { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw .io(path: directory, operation: "open", errno: errno) }
         defer { close(fd) }

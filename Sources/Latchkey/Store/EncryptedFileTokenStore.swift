@@ -239,7 +239,7 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     /// The file key for `derivation` (also of `register`'s sealed client keys); `random` is only
     /// needed (and only given) when writing, where a missing machine key is created.
-    func fileKey(
+    package func fileKey(
         for derivation: TokenFileKeyDerivation, creatingMachineKey: Bool,
         random: (any RandomSource)?
     ) throws(TokenStoreError) -> SecretBytes {
@@ -299,7 +299,7 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     /// Neither replace nor delete a registration record of an earlier release (`NAME.registration.tokens`).
     private func refuseRegistrationRecord() throws(TokenStoreError) {
-        guard RegistrationStore.holdsRecord(path: tokenFilePath, fileProfile: profile, machineIDPath: machineIDPath) else { return }
+        guard RegistrationRecordFile.holdsRecord(path: tokenFilePath, fileProfile: profile, machineIDPath: machineIDPath) else { return }
         throw .corrupt(path: tokenFilePath, reason: Self.registrationRecordReason)
     }
 

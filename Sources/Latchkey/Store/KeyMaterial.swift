@@ -2,7 +2,7 @@ import Glibc
 import LatchkeyCrypto
 
 /// Loads the secret a `KeySource` names and turns it into the AES-256 file key.
-enum KeyMaterial {
+package enum KeyMaterial {
     /// The shortest key file accepted: 256 bits.
     static let minimumKeyFileByteCount = 32
     /// Key files are small; anything larger is not a key.
@@ -10,7 +10,7 @@ enum KeyMaterial {
     /// HKDF `info` prefix; `/etc/machine-id` is appended for the machine key.
     static let hkdfInfoPrefix = "latchkey token file v1"
     /// File name of the machine key in the state directory.
-    static let machineKeyFileName = "machine.key"
+    package static let machineKeyFileName = "machine.key"
     /// File name of the key in `$CREDENTIALS_DIRECTORY`.
     static let credentialFileName = "latchkey.key"
 
@@ -32,7 +32,7 @@ enum KeyMaterial {
     /// is given (writes only: a read never creates a key).
     /// Creation publishes a complete file with `link(2)`, which fails if another process won the
     /// race; then that process's key is used.
-    static func machineKey(directory: String, random: (any RandomSource)?) throws(TokenStoreError) -> SecretBytes? {
+    package static func machineKey(directory: String, random: (any RandomSource)?) throws(TokenStoreError) -> SecretBytes? {
         let path = directory + "/" + machineKeyFileName
         if let key = try readKeyFile(path: path, policy: .ownerOnly, followSymlinks: false) { return key }
         guard let random else { return nil }
@@ -63,7 +63,7 @@ enum KeyMaterial {
 
     /// The `/etc/machine-id` text without surrounding whitespace, or an empty array when the file
     /// is absent or unreadable (containers often lack it); then the binding is simply absent.
-    static func machineID(path: String) -> [UInt8] {
+    package static func machineID(path: String) -> [UInt8] {
         let fd = InterruptRetry.call { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -80,7 +80,7 @@ enum KeyMaterial {
     }
 
     /// HKDF-SHA-256(key file, salt from the header, info = prefix ‖ machine-id) → 32-byte key.
-    static func hkdfFileKey(material: SecretBytes, salt: [UInt8], machineID: [UInt8]) throws(TokenStoreError) -> SecretBytes {
+    package static func hkdfFileKey(material: SecretBytes, salt: [UInt8], machineID: [UInt8]) throws(TokenStoreError) -> SecretBytes {
         do {
             return try HKDF.deriveKey(
                 inputKeyMaterial: material, salt: salt,

@@ -2,7 +2,7 @@ import Glibc
 import LatchkeyHTTP
 
 /// The folder holding token files, keys and locks (cli.md "Files").
-enum StateDirectory {
+package enum StateDirectory {
     /// `$STATE_DIRECTORY` (systemd `StateDirectory=`; the first entry when it lists several),
     /// else `$XDG_STATE_HOME/latchkey` (only when absolute, as the XDG spec requires),
     /// else `~/.local/state/latchkey`, with `~` from `$HOME` or the password database.
@@ -35,7 +35,7 @@ enum StateDirectory {
     /// Creates `path` (and missing parents) with mode 0700, then checks that it is a directory
     /// owned by the effective user that nobody else can write to, since whoever can write the
     /// folder can swap files in it.
-    static func ensure(_ path: String) throws(TokenStoreError) {
+    package static func ensure(_ path: String) throws(TokenStoreError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + component
@@ -49,7 +49,7 @@ enum StateDirectory {
     /// Checks an existing folder before anything is read from it, with the rules `ensure` applies
     /// before a write: a reader that trusts a folder others can write trusts whatever they put
     /// there. Creates nothing; false when the folder does not exist (so there is nothing to read).
-    static func checkExisting(_ path: String) throws(TokenStoreError) -> Bool {
+    package static func checkExisting(_ path: String) throws(TokenStoreError) -> Bool {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             let code = errno
@@ -93,7 +93,7 @@ enum StateDirectory {
         }
     }
 
-    static func trimmingTrailingSlashes(_ path: String) -> String {
+    package static func trimmingTrailingSlashes(_ path: String) -> String {
         // Bytes: `Substring.count` walks the characters, and this runs on every `token`.
         let bytes = Array(path.utf8)
         var end = bytes.count

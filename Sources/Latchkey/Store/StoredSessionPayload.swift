@@ -27,7 +27,7 @@ enum StoredSessionPayload {
         if let dpop = session.dpop { o["dpop"] = .object(binding(dpop)) }
         // Files without it (written before client credentials) read as `.authorization`.
         o["grant"] = .string(session.grant.rawValue)
-        if let registration = session.registration { o["registration"] = .object(registration.json) }
+        if let registration = session.registration { o["registration"] = .object(registration) }
         return Array(JSONValue.object(o).jsonText.utf8)
     }
 
@@ -51,7 +51,7 @@ enum StoredSessionPayload {
             updatedAt: try time(root, "updatedAt"),
             dpop: try root.object("dpop").map(binding))
         if let grant = try root.enumeration("grant", SessionGrant.self) { session.grant = grant }
-        if let registration = try root.object("registration") { session.registration = try RegistrationRecord(json: registration.object) }
+        if let registration = try root.object("registration") { session.registration = registration.object }
         return session
     }
 

@@ -75,7 +75,7 @@ package struct TokenFile: Sendable, Equatable {
     public func encoded() -> [UInt8] { header + ciphertext + tag }
 
     /// The additional authenticated data: the header, then the profile name the reader expects.
-    static func additionalData(header: [UInt8], expectedProfile: String) -> [UInt8] {
+    package static func additionalData(header: [UInt8], expectedProfile: String) -> [UInt8] {
         header + Array(expectedProfile.utf8)
     }
 
@@ -226,7 +226,7 @@ package struct TokenFile: Sendable, Equatable {
 
 extension TokenFile {
     /// Overwrites a buffer that held secret bytes; `explicit_bzero` is never elided as a dead store.
-    static func zeroize(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func zeroize(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         explicit_bzero(base, buffer.count)
     }

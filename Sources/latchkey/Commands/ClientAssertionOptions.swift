@@ -1,5 +1,6 @@
 import Glibc
 import Latchkey
+import LatchkeyRegistration
 import LatchkeyJOSE
 
 /// `login`'s private_key_jwt options (cli.md): `--client-key-file`, `--client-key-id`,

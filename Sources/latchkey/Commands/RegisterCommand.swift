@@ -1,5 +1,6 @@
 import Glibc
 import Latchkey
+import LatchkeyRegistration
 import LatchkeyCrypto
 import LatchkeyJOSE
 

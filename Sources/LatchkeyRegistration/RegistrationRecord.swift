@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyJOSE
 
 /// What a device keeps about its own registration, in the encrypted registration file (never in
@@ -67,7 +68,7 @@ public struct RegistrationRecord: Sendable, Equatable {
     }
 
     /// The record as the payload member `registration` of the token file format.
-    var json: JSONObject {
+    package var json: JSONObject {
         var o = JSONObject()
         o["dialect"] = .string(dialect.name)
         o["client_id"] = .string(registration.clientID)

@@ -1,3 +1,4 @@
+import Latchkey
 import Glibc
 import LatchkeyCrypto
 import LatchkeyHTTP
@@ -48,17 +49,20 @@ public struct RegistrationStore: Sendable {
     /// The record, or nil when there is none. A record at the earlier name is moved to `path`.
     public func load() throws(TokenStoreError) -> RegistrationRecord? {
         guard try StateDirectory.checkExisting(stateDirectory) else { return nil }
-        if let held = try Self.read(path: path, fileProfile: Self.fileProfile(profile), machineIDPath: machineIDPath) {
-            guard var record = held.registration else {
+        if let held = try RegistrationRecordFile.read(path: path, fileProfile: Self.fileProfile(profile), machineIDPath: machineIDPath) {
+            guard let body = held.registration, var record = try? RegistrationRecord(json: body) else {
                 throw .corrupt(path: path, reason: "no client registration in a registration file")
             }
             record.issuer = held.issuer
             return record
         }
         guard EncryptedFileTokenStore.isValidProfileName(Self.legacyFileProfile(profile)),
-            let held = try Self.read(path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
-            var record = held.registration
+            let held = try RegistrationRecordFile.read(path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
+            let body = held.registration
         else { return nil }
+        guard var record = try? RegistrationRecord(json: body) else {
+            throw .corrupt(path: legacyPath, reason: "no client registration in a registration file")
+        }
         if !record.tracksGeneratedKeys, let file = record.keyFile, !record.generatedKeys.contains(file) {
             // Earlier releases generated only these two names and lost track of one made by a
             // rotation away from a key the person brought.
@@ -82,7 +86,7 @@ public struct RegistrationStore: Sendable {
             metadata: ProviderMetadata(issuer: issuer), createdAt: now, updatedAt: now)
         var stored = record
         stored.issuer = nil
-        holder.registration = stored
+        holder.registration = stored.json
         try StateDirectory.ensure(stateDirectory)
         let random: SecureRandom
         do { random = try SecureRandom() } catch { throw .keyUnavailable("the system random source failed: \(error)") }
@@ -111,32 +115,6 @@ public struct RegistrationStore: Sendable {
     }
 
     private func isRecord(legacy file: String) throws(TokenStoreError) -> Bool {
-        try Self.read(path: file, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath)?.registration != nil
-    }
-
-    /// The machine-key token file at `path`, opened as `fileProfile`; nil when there is none. A
-    /// file sealed under another key source is no record (records are always under the machine key).
-    static func read(path: String, fileProfile: String, machineIDPath: String) throws(TokenStoreError) -> StoredSession? {
-        guard
-            let bytes = try SecureFileReader.read(
-                path: path, limit: TokenFile.maximumByteCount, policy: .ownerOnly, followSymlinks: false,
-                tooLarge: { .tooLarge(path: path, size: $0, limit: TokenFile.maximumByteCount) })
-        else { return nil }
-        let file = try TokenFile.decode(bytes, path: path)
-        guard file.keySource == .machine, case let .hkdfSHA256(salt) = file.keyDerivation else { return nil }
-        let directory = PrivateFile.folder(of: path)
-        guard let material = try KeyMaterial.machineKey(directory: directory, random: nil) else {
-            throw .keyUnavailable("machine key \(directory)/\(KeyMaterial.machineKeyFileName) does not exist")
-        }
-        let key = try KeyMaterial.hkdfFileKey(material: material, salt: salt, machineID: KeyMaterial.machineID(path: machineIDPath))
-        return try file.open(fileKey: key, expectedProfile: fileProfile, path: path)
-    }
-
-    /// True when the token file at `path` is a registration record (of an earlier release, at
-    /// a profile's token-file name): a session store must neither read, replace nor delete it.
-    /// False when it is not, or cannot be opened as one.
-    static func holdsRecord(path: String, fileProfile: String, machineIDPath: String) -> Bool {
-        guard fileProfile.hasSuffix(".registration"), access(path, F_OK) == 0 else { return false }
-        return (try? read(path: path, fileProfile: fileProfile, machineIDPath: machineIDPath))??.registration != nil
+        try RegistrationRecordFile.read(path: file, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath)?.registration != nil
     }
 }

@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyHTTP
 
 /// What went wrong registering or managing a client (RFC 7591 / RFC 7592). Each case carries

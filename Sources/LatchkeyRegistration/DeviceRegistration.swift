@@ -1,3 +1,4 @@
+import Latchkey
 import Glibc
 import LatchkeyCrypto
 import LatchkeyHTTP

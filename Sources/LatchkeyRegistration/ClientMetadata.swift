@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyJOSE
 
 /// RFC 7591 §2 client metadata: the one codec for what a registration sends, and what a provider

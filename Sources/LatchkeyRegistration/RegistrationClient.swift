@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE

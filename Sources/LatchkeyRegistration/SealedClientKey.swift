@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyCrypto
 
 /// A client key `register` generated, kept in the token file's container (docs/token-file.md) and

@@ -1,3 +1,4 @@
+import Latchkey
 import LatchkeyJOSE
 
 /// A registration as the provider answered it (RFC 7591 §3.2.1, RFC 7592 §3): the client_id,
