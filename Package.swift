@@ -49,7 +49,8 @@ let package = Package(
             name: "LatchkeyTesting", dependencies: ["LatchkeyJOSE", "Latchkey", "LatchkeyHTTP", "LatchkeyCrypto"], swiftSettings: shipped),
         // The threads behind the CLI's default task executor (no libdispatch worker pools; docs/deploy.md).
         .target(name: "CLatchkeyExecutor", path: "Sources/CLatchkeyExecutor"),
-        .executableTarget(name: "latchkey", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
+        .executableTarget(
+            name: "latchkey", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyQR", "CLatchkeyExecutor"], swiftSettings: shipped),
         // The only module that imports Foundation (docs/architecture.md).
         .target(name: "LatchkeyFoundationCompat", dependencies: ["Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
         // A program that signs in with the library using Foundation types; built in CI, not shipped.
@@ -79,7 +80,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzCredentialRequest", dependencies: ["Latchkey"], path: "Fuzz/FuzzCredentialRequest", swiftSettings: strict),
         .executableTarget(
-            name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
+            name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata",
+            swiftSettings: strict),
         .executableTarget(
             name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
             swiftSettings: strict),
@@ -92,7 +94,8 @@ let package = Package(
         .testTarget(name: "LatchkeyJOSETests", dependencies: ["LatchkeyJOSE", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyHTTPTests", dependencies: ["LatchkeyHTTP"], swiftSettings: strict),
         .testTarget(
-            name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyTesting"], swiftSettings: strict),
+            name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyTesting"],
+            swiftSettings: strict),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["Latchkey"], swiftSettings: strict),
         .testTarget(name: "LatchkeyQRTests", dependencies: ["LatchkeyQR", "LatchkeyTestSupport"], swiftSettings: strict),
         .testTarget(name: "LatchkeyTestingTests", dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyHTTP"], swiftSettings: strict),
@@ -101,7 +104,8 @@ let package = Package(
             swiftSettings: strict),
         // Drives the built `latchkey` binary; needs the harness (Tests/Harness) for IdP scenarios.
         .testTarget(
-            name: "CLITests", dependencies: ["latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"], swiftSettings: strict),
+            name: "CLITests", dependencies: ["latchkey", "LatchkeyRegistration", "LatchkeyTestSupport", "LatchkeyJOSE", "LatchkeyTesting"],
+            swiftSettings: strict),
         // Needs Glewlwyd started by Tests/run-all.sh (environment variables LATCHKEY_IT_*).
         .testTarget(name: "IntegrationTests", dependencies: ["latchkey", "LatchkeyTestSupport", "LatchkeyJOSE"], swiftSettings: strict)
     ]

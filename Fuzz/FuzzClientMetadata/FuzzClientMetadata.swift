@@ -1,6 +1,6 @@
 import Latchkey
-import LatchkeyRegistration
 import LatchkeyJOSE
+import LatchkeyRegistration
 
 // libFuzzer entry point for the RFC 7591 metadata codec: a provider's registration answer is
 // untrusted JSON. Any bytes must parse or be refused, never crash; a document read in a dialect

@@ -1,5 +1,5 @@
-import Latchkey
 import Glibc
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE

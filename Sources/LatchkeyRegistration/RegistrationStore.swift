@@ -1,5 +1,5 @@
-import Latchkey
 import Glibc
+import Latchkey
 import LatchkeyCrypto
 import LatchkeyHTTP
 
@@ -57,7 +57,8 @@ public struct RegistrationStore: Sendable {
             return record
         }
         guard EncryptedFileTokenStore.isValidProfileName(Self.legacyFileProfile(profile)),
-            let held = try RegistrationRecordFile.read(path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
+            let held = try RegistrationRecordFile.read(
+                path: legacyPath, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath),
             let body = held.registration
         else { return nil }
         guard var record = try? RegistrationRecord(json: body) else {
@@ -115,6 +116,7 @@ public struct RegistrationStore: Sendable {
     }
 
     private func isRecord(legacy file: String) throws(TokenStoreError) -> Bool {
-        try RegistrationRecordFile.read(path: file, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath)?.registration != nil
+        try RegistrationRecordFile.read(path: file, fileProfile: Self.legacyFileProfile(profile), machineIDPath: machineIDPath)?
+            .registration != nil
     }
 }

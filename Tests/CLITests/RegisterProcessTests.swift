@@ -1,7 +1,7 @@
 import Glibc
 import Latchkey
-import LatchkeyRegistration
 import LatchkeyJOSE
+import LatchkeyRegistration
 import LatchkeyTestSupport
 import Testing
 

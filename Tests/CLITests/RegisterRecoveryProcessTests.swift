@@ -1,8 +1,8 @@
 import Glibc
 import Latchkey
-import LatchkeyRegistration
 import LatchkeyHTTP
 import LatchkeyJOSE
+import LatchkeyRegistration
 import LatchkeyTestSupport
 import Testing
 

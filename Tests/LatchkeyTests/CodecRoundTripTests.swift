@@ -100,10 +100,11 @@ import Testing
             dpop: DPoPBinding(
                 privateScalar: SecretBytes(Array(1...32)), nonces: ["https://idp.example": "n-1", "https://api.example": "n-2"]))
         session.grant = .clientCredentials
-        session.registration = RegistrationRecord(
-            dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
-            keyFile: nil, keyGenerated: false
-        ).json
+        session.registration =
+            RegistrationRecord(
+                dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
+                keyFile: nil, keyGenerated: false
+            ).json
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))

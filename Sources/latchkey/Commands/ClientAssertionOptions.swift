@@ -1,7 +1,7 @@
 import Glibc
 import Latchkey
-import LatchkeyRegistration
 import LatchkeyJOSE
+import LatchkeyRegistration
 
 /// `login`'s private_key_jwt options (cli.md): `--client-key-file`, `--client-key-id`,
 /// `--client-assertion-alg`, `--client-assertion-typ` and `--client-assertion-aud`, over what the

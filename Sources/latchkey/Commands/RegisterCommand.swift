@@ -1,8 +1,8 @@
 import Glibc
 import Latchkey
-import LatchkeyRegistration
 import LatchkeyCrypto
 import LatchkeyJOSE
+import LatchkeyRegistration
 
 /// `latchkey register`: presentation of the library's `DeviceRegistration` (cli.md, "register").
 enum RegisterCommand {
