@@ -36,13 +36,19 @@ package struct DeviceRegistration: Sendable {
     /// generates (`SealedClientKey`); the caller gives it the environment and passphrase.
     public var keyStore: @Sendable (KeySource) -> EncryptedFileTokenStore
     private let random: SecureRandom
+    /// The clock the records' times come from (injected as everywhere in the library).
+    private let time: any TimeSource
 
     /// Registration for `profile` under `stateDirectory`.
-    public init(stateDirectory: String, profile: String, transport: any HTTPTransport, random: SecureRandom) {
+    package init(
+        stateDirectory: String, profile: String, transport: any HTTPTransport, random: SecureRandom,
+        time: any TimeSource = SystemTimeSource()
+    ) {
         self.stateDirectory = stateDirectory
         self.profile = profile
         self.transport = transport
         self.random = random
+        self.time = time
         keyStore = { EncryptedFileTokenStore(stateDirectory: stateDirectory, profile: profile, keySource: $0) }
     }
 
@@ -140,7 +146,7 @@ package struct DeviceRegistration: Sendable {
             metadata.tokenEndpointAuthSigningAlg = key.algorithm.rawValue
         }
         let issuer = provider.metadata.issuer
-        let client = RegistrationClient(issuer: issuer, dialect: request.dialect, transport: transport)
+        let client = RegistrationClient(issuer: issuer, dialect: request.dialect, transport: transport, time: time)
         var registration = try await client.create(metadata, endpoint: endpoint, initialAccessToken: request.initialAccessToken)
         // What the provider holds is what was sent: RFC 7591 answers echo it, and a PUT repeats it.
         registration.metadata = metadata
@@ -162,7 +168,7 @@ package struct DeviceRegistration: Sendable {
             if let key {
                 configuration.clientAssertion = ClientAssertionSettings(
                     algorithm: key.algorithm, keyID: key.thumbprint,
-                    audience: request.dialect == .glewlwyd ? .endpoint : .issuer)
+                    audience: request.dialect.assertionAudience)
             }
             var settings = ProfileSettings(client: configuration, keySource: request.keySource)
             settings.clientKeyFile = keyPath
@@ -173,7 +179,7 @@ package struct DeviceRegistration: Sendable {
             record.profileJSON = settings.json.objectValue
             record.pending = true
             record.previous = existing
-            try store.save(record, issuer: issuer, at: Timestamp.now())
+            try store.save(record, issuer: issuer, at: time.now())
             recordWritten = true
             try checkpoint("create-record")
             try profiles.save(settings, profile: profile)
@@ -192,7 +198,7 @@ package struct DeviceRegistration: Sendable {
             }
             if recordWritten {
                 if let existing {
-                    try? store.save(existing, issuer: existing.issuer ?? issuer, at: Timestamp.now())
+                    try? store.save(existing, issuer: existing.issuer ?? issuer, at: time.now())
                 } else {
                     try? store.delete()
                 }
@@ -230,7 +236,7 @@ package struct DeviceRegistration: Sendable {
             try store.delete()
             return nil
         }
-        try store.save(old, issuer: settings.client.issuer, at: Timestamp.now())
+        try store.save(old, issuer: settings.client.issuer, at: time.now())
         old.issuer = settings.client.issuer
         return old
     }
@@ -246,7 +252,7 @@ package struct DeviceRegistration: Sendable {
         done.pending = false
         done.previous = nil
         if let issuer = record.issuer ?? record.previous?.issuer {
-            try? store.save(done, issuer: issuer, at: Timestamp.now())
+            try? store.save(done, issuer: issuer, at: time.now())
         }
         return done
     }
@@ -258,12 +264,12 @@ package struct DeviceRegistration: Sendable {
         guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
         guard let management = record.management else { throw RegistrationError.managementUnavailable }
-        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
+        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let answer = try await client.read(management)
         if answer.registrationAccessToken != management.accessToken || answer.registrationClientURI != management.uri {
             record.registration.registrationAccessToken = answer.registrationAccessToken
             record.registration.registrationClientURI = answer.registrationClientURI
-            try store.save(record, issuer: issuer, at: Timestamp.now())
+            try store.save(record, issuer: issuer, at: time.now())
         }
         return (answer, record.dialect)
     }
@@ -286,10 +292,10 @@ package struct DeviceRegistration: Sendable {
         let signingJWK = try profileJWK(record, settings, path: signingPath)
         let algorithm = settings.client.clientAssertion.algorithm ?? .es256
         let key = try Self.generate(ClientKey.generatedAlgorithms.contains(algorithm) ? algorithm : .es256, random)
-        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
+        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let newPath = freshKeyPath(thumbprint: key.thumbprint, preferred: nil)
         record.generatedKeys.append(newPath)
-        try store.save(record, issuer: issuer, at: Timestamp.now())
+        try store.save(record, issuer: issuer, at: time.now())
         try writeKey(key, path: newPath, keySource: settings.keySource)
         try checkpoint("rotate-new-key")
 
@@ -302,11 +308,11 @@ package struct DeviceRegistration: Sendable {
         } catch {
             unlink(newPath)
             record.generatedKeys.removeAll { $0 == newPath }
-            try? store.save(record, issuer: issuer, at: Timestamp.now())
+            try? store.save(record, issuer: issuer, at: time.now())
             throw error
         }
         record.registration = Self.held(first, metadata: both, before: record.registration)
-        try store.save(record, issuer: issuer, at: Timestamp.now())
+        try store.save(record, issuer: issuer, at: time.now())
         try checkpoint("rotate-both-keys")
 
         // 2. The profile switches: path and kid in one atomic write.
@@ -323,13 +329,13 @@ package struct DeviceRegistration: Sendable {
         let second = try await client.update(only, clientID: record.registration.clientID, management: current)
         record.registration = Self.held(second, metadata: only, before: record.registration)
         record.keyFile = newPath
-        try store.save(record, issuer: issuer, at: Timestamp.now())
+        try store.save(record, issuer: issuer, at: time.now())
         try checkpoint("rotate-old-key-dropped")
 
         // 4. Generated keys nobody uses any more: the old one, and any a stopped run left.
         for path in record.generatedKeys where path != newPath { unlink(path) }
         record.generatedKeys = [newPath]
-        try? store.save(record, issuer: issuer, at: Timestamp.now())
+        try? store.save(record, issuer: issuer, at: time.now())
         return key.thumbprint
     }
 
@@ -362,13 +368,13 @@ package struct DeviceRegistration: Sendable {
         guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
         guard let management = record.management else { throw RegistrationError.managementUnavailable }
-        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport)
+        let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let sentBefore = record.deleting
         try await revoke()
         try checkpoint("delete-revoked")
         if !record.deleting {
             record.deleting = true
-            try store.save(record, issuer: issuer, at: Timestamp.now())
+            try store.save(record, issuer: issuer, at: time.now())
             try checkpoint("delete-marked")
         }
         do {
@@ -379,7 +385,7 @@ package struct DeviceRegistration: Sendable {
             // refusing.
             if try await isLive(client, management) {
                 record.deleting = false
-                try? store.save(record, issuer: issuer, at: Timestamp.now())
+                try? store.save(record, issuer: issuer, at: time.now())
                 throw RegistrationError.managementRefused(status: status)
             }
         } catch let error as RegistrationError {
@@ -387,7 +393,7 @@ package struct DeviceRegistration: Sendable {
             // take a refusal for an earlier success. (A lost answer keeps the mark.)
             if !sentBefore {
                 record.deleting = false
-                try? store.save(record, issuer: issuer, at: Timestamp.now())
+                try? store.save(record, issuer: issuer, at: time.now())
             }
             throw error
         }
