@@ -126,7 +126,7 @@ public enum CredentialFileProblem: Error, Sendable, Equatable, CustomStringConve
         case .unreadable(let path, let error): return "credential file \(path) cannot be used: \(error.description)"
         case .notOneToken(let path): return "credential file \(path) must hold one token on one line"
         case .notAJWT(let path): return "credential file \(path) does not hold a JWT"
-        case .expired(let path, let exp): return "the JWT in \(path) expired at \(exp) (seconds since the epoch)"
+        case .expired(let path, let exp): return "the JWT in \(path) expired at \(RFC3339.format(epochSeconds: exp))"
         }
     }
 }
