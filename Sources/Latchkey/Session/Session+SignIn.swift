@@ -28,8 +28,10 @@ extension Session {
             loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess,
             assertion: assertion != nil)
         if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
-        // The certificate is checked before anything is sent, discovery included.
+        // The certificate, and the assertion files (unsafe, not a JWT, expired), are checked
+        // before anything is sent, discovery included; the files are read again where they are used.
         let identity = try clientIdentity()
+        try checkAssertionFiles(for: flow)
         let meta = try await signInMetadata(metadata)
         // The rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
@@ -62,6 +64,13 @@ extension Session {
                 issuer: meta.issuer, subject: session.subject, scope: session.token.scope,
                 expiresAt: session.token.expiresAt, idTokenVerified: verified != nil, tokenBinding: TokenBinding(session.token)))
         return session
+    }
+
+    /// Reads the assertion files a sign-in with `flow` will send, so that one that cannot be used
+    /// stops it before the first request: the JWT bearer grant's, and a ready-made client assertion's.
+    private func checkAssertionFiles(for flow: LoginFlow) throws(LatchkeyError) {
+        if flow == .jwtBearer, let assertion { _ = try assertion.jwt(at: time.now()) }
+        if let files = clientAuthentication as? ClientAssertionFileAuthentication { _ = try files.file.jwt(at: time.now()) }
     }
 
     /// `metadata` with the configured overrides applied and checked, or the issuer's, discovered now.
