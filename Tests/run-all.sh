@@ -88,6 +88,7 @@ cleanup() {
   for pid in "${JOBS[@]}"; do kill -0 "$pid" 2>/dev/null && stop_tree "$pid"; done
   [ -x "$ROOT/Tests/Harness/idp/stop-idp.sh" ] && "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1
   [ -x "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" ] && "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" "$WORK/idpyoidc" >/dev/null 2>&1
+  [ -x "$ROOT/Tests/Harness/authlib/stop-authlib.sh" ] && "$ROOT/Tests/Harness/authlib/stop-authlib.sh" "$WORK/authlib" >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -190,6 +191,14 @@ if LATCHKEY_IDPYOIDC_VENV="$SCRATCH/idpyoidc-venv" "$ROOT/Tests/Harness/idpyoidc
   source "$WORK/idpyoidc/env.sh"
 else
   failures+=("Tests/Harness/idpyoidc/start-idpyoidc.sh")
+fi
+# Authlib 1.9.10 (issue 34, the JWT bearer grant and client assertions of RFC 7523): the same way,
+# its own venv in $SCRATCH; without it AuthlibJWTBearerTests fails under CI.
+if LATCHKEY_AUTHLIB_VENV="$SCRATCH/authlib-venv" "$ROOT/Tests/Harness/authlib/start-authlib.sh" "$WORK/authlib"; then
+  # shellcheck disable=SC1091
+  source "$WORK/authlib/env.sh"
+else
+  failures+=("Tests/Harness/authlib/start-authlib.sh")
 fi
 env | grep '^LATCHKEY_IT_' | sort
 

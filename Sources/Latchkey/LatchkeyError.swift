@@ -40,6 +40,10 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// The provider refused the client's own authentication (e.g. a `private_key_jwt` assertion).
     case clientAuthenticationRefused(ClientAuthenticationRefusal)
+    /// A credential file (an assertion, a token to exchange) could not be used: unreadable or
+    /// unsafe (storage), not one token or not a JWT (configuration), or expired (sign in again,
+    /// with a new one from its issuer). Nothing was sent.
+    case credentialFile(CredentialFileProblem)
 
     /// What the caller should do about an error; a program maps these to its own outcomes (the
     /// CLI's exit codes).
@@ -79,6 +83,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .storage: return .storage
         case .configuration: return .configuration
         case .cancelled: return .cancelled
+        case .credentialFile(let problem): return problem.category
         }
     }
 
@@ -104,6 +109,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .storage: return "storage_error"
         case .configuration: return "configuration_error"
         case .cancelled: return "cancelled"
+        case .credentialFile(let problem): return problem.code
         }
     }
 
@@ -127,6 +133,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .clientCertificate(let problem): return problem.description
         case .cancelled: return "cancelled"
         case .clientAuthenticationRefused(let r): return "the server refused the client: \(r.description)"
+        case .credentialFile(let problem): return problem.description
         }
     }
 

@@ -19,6 +19,8 @@ public actor Session: TokenSource {
     let clientKey: (any ClientKeySource)?
     let clientAuthentication: (any RequestAuthenticator)?
     let mutualTLS: MutualTLS?
+    /// The JWT bearer grant's assertion (RFC 7523 §2.1), read at each sign-in and renewal.
+    let assertion: CredentialFile?
     /// What the session did on its own (refused or unsaved nonces), for a program's `-v`.
     public nonisolated let notes: SessionNotes
     let nonces: ServerNonces
@@ -53,13 +55,16 @@ public actor Session: TokenSource {
     ///   - mutualTLS: the client certificate (RFC 8705), read at sign-in or at the first refresh or
     ///     logout of the session (once per `Session`) and presented only to the endpoints where the client authenticates; required by the
     ///     `tls_client_auth` methods. With it, `mtls_endpoint_aliases` replace those endpoints.
+    ///   - assertion: the JWT bearer grant's assertion file (`LoginFlow.jwtBearer`), read at the
+    ///     sign-in and at each renewal, since its issuer rotates it.
     public init(
         configuration: ClientConfiguration, store: any TokenStore, transports: EndpointTransports,
         time: any TimeSource = SystemTimeSource(), random: any RandomSource, clientSecret: String? = nil,
         clientAuthentication: (any RequestAuthenticator)? = nil, keySet: (any KeySet)? = nil,
         mutualTLS: MutualTLS? = nil, clientKey: (any ClientKeySource)? = nil,
-        defaultMargin: RefreshMargin = .standard
+        defaultMargin: RefreshMargin = .standard, assertion: CredentialFile? = nil
     ) {
+        self.assertion = assertion
         self.configuration = configuration
         let notes = SessionNotes()
         self.notes = notes
@@ -155,7 +160,7 @@ public actor Session: TokenSource {
     private func refreshSingleFlight(margin: RefreshMargin, force: Bool) async throws(LatchkeyError) -> Token {
         let refresher = Refresher(
             configuration: configuration, store: store, binding: try sessionBinding(), keys: keys,
-            verification: verification, time: time, notes: notes)
+            verification: verification, time: time, notes: notes, assertion: assertion)
         do {
             let outcome = try await refreshes.run { try await refresher.refreshUnderLock(margin: margin, force: force) }
             record(skew: outcome.skew)

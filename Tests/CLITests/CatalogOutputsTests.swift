@@ -71,7 +71,7 @@ struct CatalogOutputsTests {
     /// `--flow` in the catalog is all it takes.
     @Test func fixedValueSetsComeFromThePlaceholders() {
         func kind(_ command: CommandSpec, _ key: String) -> OptionValueKind? { command.options.first { $0.key == key }?.valueKind }
-        #expect(kind(CommandCatalog.login, "flow") == .choices(["device", "browser", "paste", "ciba", "client-credentials"]))
+        #expect(kind(CommandCatalog.login, "flow") == .choices(["device", "browser", "paste", "ciba", "client-credentials", "jwt-bearer"]))
         #expect(kind(CommandCatalog.login, "dpop") == .choices(["auto", "always", "never"]))
         #expect(
             kind(CommandCatalog.login, "auth-method")
@@ -161,7 +161,7 @@ struct CatalogOutputsTests {
                 result.stdoutText == """
                     login logout
                     --flow
-                    device browser paste ciba client-credentials
+                    device browser paste ciba client-credentials jwt-bearer
                     auto always
                     text openmetrics
                     get store erase

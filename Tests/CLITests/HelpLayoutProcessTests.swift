@@ -55,7 +55,7 @@ struct HelpLayoutProcessTests {
             let grouped = spec.optionGroups.flatMap(\.keys)
             #expect(Set(grouped) == Set(spec.options.map(\.key)), "ungrouped: \(Set(spec.options.map(\.key)).subtracting(grouped))")
             #expect(grouped.count == Set(grouped).count, "an option in two groups")
-            #expect(text.components(separatedBy: "\n  latchkey ").count - 1 == 3, "three examples:\n\(text)")
+            #expect(text.components(separatedBy: "\n  latchkey ").count - 1 == 4, "four examples:\n\(text)")
             #expect(text.contains("space- or comma-separated"), "the --scope help")
         }
     }

@@ -27,7 +27,8 @@ extension ClientConfiguration {
         found += authenticationProblems(for: flow, given: materials)
         if flow == .ciba && !materials.loginHint { found.append(.missingLoginHint) }
         if flow == .paste && !materials.pasteReader { found.append(.missingPasteReader) }
-        if flow != .clientCredentials, materials.offlineAccess == .requireDPoP, OfflineAccessPolicy.applies(to: self),
+        if flow == .jwtBearer && !materials.assertion { found.append(.missingAssertion) }
+        if !flow.isRepeatedGrant, materials.offlineAccess == .requireDPoP, OfflineAccessPolicy.applies(to: self),
             dpop == .never || metadata.map({ !dpop.uses($0) }) == true
         {
             found.append(.offlineAccessWithoutDPoP)

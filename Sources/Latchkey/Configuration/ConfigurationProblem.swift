@@ -41,6 +41,8 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     case invalidBackchannelRequest(reason: String)
     /// `private_key_jwt` was chosen without a source for the client's private key.
     case missingClientKey
+    /// The JWT bearer grant (RFC 7523 §2.1) needs the file its assertion is read from.
+    case missingAssertion
     /// The chosen client assertion algorithm cannot be signed with the client's key (e.g. ES256 with
     /// an RSA key, ES384 with a P-256 key).
     case clientKeyDoesNotFitAlgorithm(algorithm: String, key: String)
@@ -84,6 +86,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
             return "\(member) \(url) is not an https URL (http is allowed for loopback only)"
         case .invalidBackchannelRequest(let reason): return reason
         case .missingClientKey: return "private_key_jwt needs the client's private key"
+        case .missingAssertion: return "the JWT bearer grant needs an assertion file"
         case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):
             return "the client assertion algorithm \(algorithm) cannot be signed with the client's \(key) key"
         case .clientAssertionAlgorithmNotAdvertised(let algorithm, let advertised):

@@ -21,6 +21,12 @@ package struct ProfileSettings: Sendable, Equatable {
     /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
     /// itself is never copied into the profile.
     public var clientKeyFile: String?
+    /// `private_key_jwt` with a ready-made assertion (RFC 7523 §2.2): the path of the file it is
+    /// read from at each request, in place of `clientKeyFile`. Never copied.
+    public var clientAssertionFile: String?
+    /// The JWT bearer grant (RFC 7523 §2.1): the path of the assertion file, read at the sign-in
+    /// and at each renewal. Never copied.
+    public var assertionFile: String?
     /// The PEM CA bundle `login --ca-file` named, by absolute path: the profile's default, below a
     /// later `--ca-file` or the CA variables of the environment. Read at each use, never copied.
     public var caFile: String?
@@ -37,6 +43,8 @@ package struct ProfileSettings: Sendable, Equatable {
         "credential_username",
         "post_logout_redirect_uri",
         "client_key_file",
+        "client_assertion_file",
+        "assertion_file",
         "client_cert_file",
         "client_cert_key_file",
         "ca_file"
@@ -49,6 +57,8 @@ package struct ProfileSettings: Sendable, Equatable {
         case "credential_username": return credentialUsername
         case "post_logout_redirect_uri": return postLogoutRedirectURI
         case "client_key_file": return clientKeyFile
+        case "client_assertion_file": return clientAssertionFile
+        case "assertion_file": return assertionFile
         case "client_cert_file": return clientCertificateFile
         case "client_cert_key_file": return clientCertificateKeyFile
         case "ca_file": return caFile
@@ -63,6 +73,8 @@ package struct ProfileSettings: Sendable, Equatable {
         case "credential_username": credentialUsername = value
         case "post_logout_redirect_uri": postLogoutRedirectURI = value
         case "client_key_file": clientKeyFile = value
+        case "client_assertion_file": clientAssertionFile = value
+        case "assertion_file": assertionFile = value
         case "client_cert_file": clientCertificateFile = value
         case "client_cert_key_file": clientCertificateKeyFile = value
         case "ca_file": caFile = value

@@ -16,6 +16,8 @@ struct Refresher: Sendable {
     let time: any TimeSource
     /// Where a save without the nonces is noted.
     var notes: SessionNotes? = nil
+    /// The JWT bearer grant's assertion file, read again at each renewal.
+    var assertion: CredentialFile? = nil
 
     /// The session as saved (or as found fresh), and the clock skew the answer measured.
     struct Outcome: Sendable {
@@ -70,7 +72,7 @@ struct Refresher: Sendable {
     }
 
     func refresh(_ session: StoredSession, retrying: Bool = true) async throws(LatchkeyError) -> Outcome {
-        if session.grant == .clientCredentials { return try await renewClientCredentials(session) }
+        if session.grant == .clientCredentials || session.grant == .jwtBearer { return try await renewGrant(session) }
         guard let refreshToken = session.token.refreshToken else {
             throw .reauthenticationRequired(reason: "no refresh token is stored")
         }
@@ -130,17 +132,24 @@ struct Refresher: Sendable {
         return Outcome(session: updated, skew: skew, binding: bound)
     }
 
-    /// A client-credentials session has no refresh token: the grant runs again (RFC 6749 §4.4),
-    /// under the same lock, so concurrent callers still make one request. A refused client keeps
-    /// its stored session (nothing a person can sign in again to fix); what the server sent is
-    /// reported as it is.
-    func renewClientCredentials(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
+    /// A client-credentials or JWT bearer session has no refresh token: the grant runs again (RFC
+    /// 6749 §4.4, RFC 7523 §2.1, the assertion read from its file now, so a rotated one is taken
+    /// and an expired one refused before anything is sent), under the same lock, so concurrent
+    /// callers still make one request. A refused client keeps its stored session (nothing a
+    /// person can sign in again to fix); what the server sent is reported as it is.
+    func renewGrant(_ session: StoredSession) async throws(LatchkeyError) -> Outcome {
+        var jwt: String?
+        if session.grant == .jwtBearer {
+            guard let assertion else { throw .configuration(.missingAssertion) }
+            jwt = try assertion.jwt(at: time.now())
+        }
         let (client, bound) = try client(for: session)
         var planned = session
         planned.dpop?.nonces = bound.nonces.recent
         let reserved = try reserve(for: planned)
         defer { reserved.release() }
-        let response = try await client.clientCredentials()
+        let response: TokenResponse
+        if let jwt { response = try await client.jwtBearer(assertion: jwt) } else { response = try await client.clientCredentials() }
         let now = time.now()
         var updated = session
         updated.token = ClientCredentialsToken.token(from: response, at: now)

@@ -25,10 +25,13 @@ extension Session {
         let materials = SignInMaterials(
             clientSecret: clientSecret != nil, clientKey: clientKey != nil,
             clientCertificate: mutualTLS != nil, customClientAuthentication: clientAuthentication != nil,
-            loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess)
+            loginHint: backchannel != nil, pasteReader: pasteReader != nil, offlineAccess: offlineAccess,
+            assertion: assertion != nil)
         if let problem = configuration.problems(for: flow, given: materials).first { throw .configuration(problem) }
-        // The certificate is checked before anything is sent, discovery included.
+        // The certificate, and the assertion files (unsafe, not a JWT, expired), are checked
+        // before anything is sent, discovery included; the files are read again where they are used.
         let identity = try clientIdentity()
+        try checkAssertionFiles(for: flow)
         let meta = try await signInMetadata(metadata)
         // The rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
@@ -42,13 +45,13 @@ extension Session {
             events(.clockSkew(offsetSeconds: ClockSkew.seconds(skew)))
         }
         var verified: VerifiedIDToken?
-        if flow != .clientCredentials, let idToken = grant.response.idToken {
+        if !flow.isRepeatedGrant, let idToken = grant.response.idToken {
             verified = try await verification.verify(
                 idToken, from: meta, skew: skew, nonce: grant.nonce,
                 accessToken: grant.response.accessToken, authRequestID: grant.authRequestID)
         }
         let session = storedSession(
-            flow: flow, response: grant.response, verified: verified, metadata: meta,
+            flow: flow, response: grant.response, verified: verified, assertionSubject: grant.subject, metadata: meta,
             dpopKey: client.dpopKey, at: receivedAt)
         try await save(session, alongside: alongside)
         current = session
@@ -61,6 +64,13 @@ extension Session {
                 issuer: meta.issuer, subject: session.subject, scope: session.token.scope,
                 expiresAt: session.token.expiresAt, idTokenVerified: verified != nil, tokenBinding: TokenBinding(session.token)))
         return session
+    }
+
+    /// Reads the assertion files a sign-in with `flow` will send, so that one that cannot be used
+    /// stops it before the first request: the JWT bearer grant's, and a ready-made client assertion's.
+    private func checkAssertionFiles(for flow: LoginFlow) throws(LatchkeyError) {
+        if flow == .jwtBearer, let assertion { _ = try assertion.jwt(at: time.now()) }
+        if let files = clientAuthentication as? ClientAssertionFileAuthentication { _ = try files.file.jwt(at: time.now()) }
     }
 
     /// `metadata` with the configured overrides applied and checked, or the issuer's, discovered now.
@@ -86,7 +96,7 @@ extension Session {
         var client = TokenClient(
             configuration: configuration, metadata: metadata,
             binding: try makeBinding(identity: identity).proving(with: dpopKey))
-        let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
+        let offline = !flow.isRepeatedGrant && OfflineAccessPolicy.applies(to: configuration)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         return client
     }
@@ -98,6 +108,8 @@ extension Session {
         var nonce: String? = nil
         /// CIBA's `auth_req_id`.
         var authRequestID: String? = nil
+        /// The JWT bearer assertion's `sub`, when readable.
+        var subject: String? = nil
     }
 
     /// Runs `flow` to its token response.
@@ -112,6 +124,11 @@ extension Session {
                     .run(timeout: timeout, events: events))
         case .clientCredentials:
             return Grant(response: try await client.clientCredentials())
+        case .jwtBearer:
+            // Read now, and checked for expiry before anything is sent.
+            guard let assertion else { throw .configuration(.missingAssertion) }
+            let jwt = try assertion.jwt(at: time.now())
+            return Grant(response: try await client.jwtBearer(assertion: jwt), subject: CredentialFile.subject(of: jwt))
         case .browser, .paste:
             let codeFlow = AuthorizationCodeFlow(client: client, random: random, time: time)
             let receiver: any RedirectReceiver
@@ -134,21 +151,28 @@ extension Session {
     }
 
     /// The session a sign-in stores. A Bearer answer under `auto` leaves it unbound: the key is not
-    /// kept. A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at Glewlwyd).
+    /// kept. A client acting as itself is its own subject (RFC 6749 §4.4; the token's `sub` at
+    /// Glewlwyd); a JWT bearer session's is its assertion's `sub` (RFC 7523 §3), when readable.
     private func storedSession(
-        flow: LoginFlow, response: TokenResponse, verified: VerifiedIDToken?, metadata: ProviderMetadata,
-        dpopKey: DPoPKey?, at receivedAt: Timestamp
+        flow: LoginFlow, response: TokenResponse, verified: VerifiedIDToken?, assertionSubject: String?,
+        metadata: ProviderMetadata, dpopKey: DPoPKey?, at receivedAt: Timestamp
     ) -> StoredSession {
         var token =
-            flow == .clientCredentials ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
+            flow.isRepeatedGrant ? ClientCredentialsToken.token(from: response, at: receivedAt) : response.token(at: receivedAt)
         token.idToken = verified?.compact
         let dpop = TokenBinding(token) == .dpop ? dpopKey.map { DPoPBinding(key: $0, nonces: nonces.recent) } : nil
-        let subject = flow == .clientCredentials ? configuration.clientID : verified?.subject
+        let subject: String?
+        switch flow {
+        case .clientCredentials: subject = configuration.clientID
+        case .jwtBearer: subject = assertionSubject
+        default: subject = verified?.subject
+        }
         var session = StoredSession(
             profile: store.profile, issuer: verified?.claims.issuer ?? metadata.issuer, clientID: configuration.clientID,
             token: token, subject: subject, idTokenClaimsJSON: verified?.claimsJSON, metadata: metadata,
             createdAt: receivedAt, updatedAt: receivedAt, dpop: dpop)
         if flow == .clientCredentials { session.grant = .clientCredentials }
+        if flow == .jwtBearer { session.grant = .jwtBearer }
         return session
     }
 

@@ -17,13 +17,16 @@ public struct SignInMaterials: Sendable {
     public var pasteReader: Bool
     /// What a public client asking for `offline_access` without DPoP gets.
     public var offlineAccess: OfflineAccessPolicy
+    /// An assertion file is at hand (the JWT bearer grant).
+    public var assertion: Bool
 
     /// Makes materials; every default is "not given".
     public init(
         clientSecret: Bool = false, clientKey: Bool = false, clientCertificate: Bool = false,
         customClientAuthentication: Bool = false, loginHint: Bool = false, pasteReader: Bool = false,
-        offlineAccess: OfflineAccessPolicy = .warn
+        offlineAccess: OfflineAccessPolicy = .warn, assertion: Bool = false
     ) {
+        self.assertion = assertion
         self.clientSecret = clientSecret
         self.clientKey = clientKey
         self.clientCertificate = clientCertificate

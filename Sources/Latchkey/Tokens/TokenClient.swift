@@ -119,6 +119,20 @@ struct TokenClient: Sendable {
         return try Self.require(outcome, context: .clientCredentials)
     }
 
+    /// The JWT bearer grant (RFC 7523 §2.1): `assertion` as the grant, with the client's
+    /// authentication by the binding (a public client only names itself). Scopes as for client
+    /// credentials: no ID token and no refresh token are wanted.
+    public func jwtBearer(assertion: String) async throws(LatchkeyError) -> TokenResponse {
+        var params = [("grant_type", Self.jwtBearerGrantType), ("assertion", assertion)]
+        let scopes = configuration.scopes.filter { $0 != "openid" && $0 != "offline_access" }
+        if !scopes.isEmpty { params.append(("scope", scopes.joined(separator: " "))) }
+        let (outcome, _) = try await request(params)
+        return try Self.require(outcome, context: .jwtBearer)
+    }
+
+    /// RFC 7523 §2.1.
+    static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
     /// Pushes an authorization request (RFC 9126 §2.1): the parameters go to the provider over the
     /// back channel, authenticated like a token request (and with a DPoP proof when bound).
     public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
@@ -143,7 +157,7 @@ struct TokenClient: Sendable {
         }
     }
 
-    enum Context { case codeExchange, refresh, clientCredentials }
+    enum Context { case codeExchange, refresh, clientCredentials, jwtBearer }
 
     /// A token, or the error mapped for the context.
     static func require(_ outcome: TokenResponse.Outcome, context: Context) throws(LatchkeyError) -> TokenResponse {

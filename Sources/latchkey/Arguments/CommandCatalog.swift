@@ -34,7 +34,9 @@ enum CommandCatalog {
             Signs in with the device flow (default), a loopback browser redirect, by pasting the
             redirected URL (pushed first with --par when the provider offers PAR), with CIBA (the
             provider asks the person named by --login-hint on their own device), or, with
-            --flow client-credentials, as the client itself, with no person. --issuer and --client-id are required on a profile's first login and then
+            --flow client-credentials, as the client itself, with no person, or, with --flow jwt-bearer,
+            with an assertion from elsewhere (a Kubernetes service-account token, a SPIFFE JWT-SVID)
+            read from --assertion-file at each use. --issuer and --client-id are required on a profile's first login and then
             remembered in <state-dir>/profiles/NAME.json. Human output goes to stderr; stdout stays
             empty unless --json, which prints JSON Lines events.
             """,
@@ -44,8 +46,15 @@ enum CommandCatalog {
             .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
             .value("scope", "SCOPES", help: "space- or comma-separated scopes to request", default: "openid offline_access"),
             .value(
-                "flow", "device|browser|paste|ciba|client-credentials",
-                help: "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4)", default: "device"),
+                "flow", "device|browser|paste|ciba|client-credentials|jwt-bearer",
+                help:
+                    "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4); jwt-bearer: the assertion of --assertion-file (RFC 7523 §2.1)",
+                default: "device"),
+            .value(
+                "assertion-file", "FILE",
+                help:
+                    "--flow jwt-bearer: the JWT posted as the grant, one line, owner-only (else exit 9), read at each use and again when the token expires; remembered by path",
+                default: "none"),
             .value(
                 "redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
                 default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
@@ -135,7 +144,12 @@ enum CommandCatalog {
             .value(
                 "client-assertion-aud", "issuer|endpoint",
                 help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
-                default: "issuer")
+                default: "issuer"),
+            .value(
+                "client-assertion-file", "FILE",
+                help:
+                    "private_key_jwt: a ready-made client assertion (a JWT-SVID, a service-account token) instead of --client-key-file; one line, owner-only, read at each request; remembered by path",
+                default: "none")
         ],
         optionGroups: [
             OptionGroup(
@@ -147,11 +161,12 @@ enum CommandCatalog {
             OptionGroup(title: "Device flow", keys: ["pkce", "qr", "no-qr"]),
             OptionGroup(title: "Browser and paste flows", keys: ["redirect-uri", "par", "open"]),
             OptionGroup(title: "CIBA", keys: ["login-hint", "binding-message"]),
+            OptionGroup(title: "JWT bearer grant", keys: ["assertion-file"]),
             OptionGroup(
                 title: "Client authentication",
                 keys: [
                     "client-secret-file", "auth-method", "client-key-file", "client-key-id",
-                    "client-assertion-alg", "client-assertion-typ", "client-assertion-aud",
+                    "client-assertion-alg", "client-assertion-typ", "client-assertion-aud", "client-assertion-file",
                     "client-cert-file", "client-cert-key-file"
                 ]),
             OptionGroup(title: "DPoP", keys: ["dpop", "require-dpop-for-offline-access"]),
@@ -176,6 +191,10 @@ enum CommandCatalog {
             (
                 "latchkey login --flow ciba --issuer https://id.example.com --client-id kiosk --client-secret-file /etc/latchkey/secret --login-hint alice@example.com",
                 "CIBA: the provider asks alice on her own phone; no code to type"
+            ),
+            (
+                "latchkey login --flow jwt-bearer --issuer https://id.example.com --client-id pod --assertion-file /var/run/secrets/tokens/latchkey",
+                "a Kubernetes pod: its projected service-account token is the grant, read again at each renewal"
             )
         ])
 

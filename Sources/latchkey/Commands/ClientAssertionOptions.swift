@@ -51,14 +51,60 @@ enum ClientAssertionOptions {
             guard !path.isEmpty else { throw UsageError("--client-key-file needs a path", command: "login") }
             return absolute(path)
         }
+        // A ready-made assertion replaces the remembered key.
+        if args.has("client-assertion-file") { return nil }
         // None is the library's `missingClientKey`, worded by `LoginProblemWording`.
         return existing?.clientKeyFile
+    }
+
+    /// The ready-made client assertion file to remember (RFC 7523 §2.2): `--client-assertion-file`
+    /// made absolute, else the remembered one unless `--client-key-file` replaces it; nil unless the
+    /// method is private_key_jwt. It goes instead of the key, never with it.
+    static func clientAssertionFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
+        guard client.authMethod == .privateKeyJWT else {
+            if args.has("client-assertion-file") {
+                throw UsageError("--client-assertion-file is for --auth-method private_key_jwt", command: "login")
+            }
+            return nil
+        }
+        if let path = args.string("client-assertion-file") {
+            guard !path.isEmpty else { throw UsageError("--client-assertion-file needs a path", command: "login") }
+            if args.has("client-key-file") {
+                throw UsageError(
+                    "--client-assertion-file and --client-key-file do not go together", command: "login",
+                    hint: "a ready-made assertion, or one signed with the key: choose one")
+            }
+            return absolute(path)
+        }
+        return args.has("client-key-file") ? nil : existing?.clientAssertionFile
+    }
+
+    /// The JWT bearer grant's assertion file to remember: `--assertion-file` made absolute, else the
+    /// remembered one; only for `--flow jwt-bearer`, which needs it.
+    static func assertionFile(_ args: ParsedArguments, existing: ProfileSettings?, flow: LoginFlow) throws -> String? {
+        guard flow == .jwtBearer else {
+            if args.has("assertion-file") { throw UsageError("--assertion-file is for --flow jwt-bearer", command: "login") }
+            return nil
+        }
+        if let path = args.string("assertion-file") {
+            guard !path.isEmpty else { throw UsageError("--assertion-file needs a path", command: "login") }
+            return absolute(path)
+        }
+        return existing?.assertionFile
+    }
+
+    /// The client authentication of a profile with a ready-made assertion file, read at each request.
+    static func assertionAuthentication(_ settings: ProfileSettings) -> (any RequestAuthenticator)? {
+        guard settings.client.authMethod == .privateKeyJWT, let path = settings.clientAssertionFile else { return nil }
+        return ClientAssertionFileAuthentication(clientID: settings.client.clientID, file: CredentialFile(path: path))
     }
 
     /// The key source the library reads at each use, for a profile using private_key_jwt; with
     /// the profile's token store, a key `register` generated (sealed under it) opens too.
     static func keySource(_ settings: ProfileSettings, store: (any TokenStore)? = nil) -> (any ClientKeySource)? {
-        guard settings.client.authMethod == .privateKeyJWT, let path = settings.clientKeyFile else { return nil }
+        guard settings.client.authMethod == .privateKeyJWT, settings.clientAssertionFile == nil, let path = settings.clientKeyFile else {
+            return nil
+        }
         if let store = store as? EncryptedFileTokenStore { return ProfileClientKeyFile(path: path, store: store) }
         return ClientKeyFile(path: path)
     }

@@ -189,6 +189,8 @@ enum LoginCommand {
             context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
             ?? existing?.caFile
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
+        settings.clientAssertionFile = try ClientAssertionOptions.clientAssertionFile(args, existing: existing, client: client)
+        settings.assertionFile = try ClientAssertionOptions.assertionFile(args, existing: existing, flow: flow)
         // Which settings go together is the library's rule; only the words are the CLI's.
         try LoginProblemWording.check(
             settings, flow: flow, clientSecret: secret != nil,

@@ -14,9 +14,10 @@ enum LoginProblemWording {
         offlineAccess: OfflineAccessPolicy
     ) throws {
         let materials = SignInMaterials(
-            clientSecret: clientSecret, clientKey: settings.clientKeyFile != nil,
+            clientSecret: clientSecret, clientKey: settings.clientKeyFile != nil || settings.clientAssertionFile != nil,
             clientCertificate: settings.clientCertificateFile != nil && settings.clientCertificateKeyFile != nil,
-            loginHint: loginHint, pasteReader: flow == .paste, offlineAccess: offlineAccess)
+            loginHint: loginHint, pasteReader: flow == .paste, offlineAccess: offlineAccess,
+            assertion: settings.assertionFile != nil)
         if let problem = settings.client.problems(for: flow, given: materials).first { throw error(problem) }
     }
 
@@ -54,7 +55,13 @@ enum LoginProblemWording {
         case .missingClientKey:
             return UsageError(
                 "--auth-method private_key_jwt needs the client's private key", command: "login",
-                hint: "give its file with --client-key-file FILE (PEM, mode 0600); it is read at each use, never copied")
+                hint:
+                    "give its file with --client-key-file FILE (PEM, mode 0600), or a ready-made assertion with --client-assertion-file FILE; read at each use, never copied"
+            )
+        case .missingAssertion:
+            return UsageError(
+                "--flow jwt-bearer needs --assertion-file FILE", command: "login",
+                hint: "the file holding the JWT (a projected service-account token, a JWT-SVID), owner-only; read at each use")
         case .missingLoginHint:
             return UsageError("--flow ciba needs --login-hint HINT naming the person to ask", command: "login", hint: loginHintHint)
         default:

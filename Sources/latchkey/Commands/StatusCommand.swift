@@ -71,6 +71,8 @@ enum StatusCommand {
             if settings?.keySource == .machine { files["machine_key"] = .string(paths.machineKey) }
         }
         if let key = settings?.clientKeyFile { files["client_key"] = .string(key) }
+        if let file = settings?.clientAssertionFile { files["client_assertion"] = .string(file) }
+        if let file = settings?.assertionFile { files["assertion"] = .string(file) }
         o["files"] = .object(files)
         o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
         o["ca_file"] = settings?.caFile.map(JSONValue.string) ?? .null
@@ -132,6 +134,8 @@ enum StatusCommand {
             if settings?.keySource == .machine { rows.append(("machine key", paths.machineKey)) }
         }
         if let key = settings?.clientKeyFile { rows.append(("client key", key)) }
+        if let file = settings?.clientAssertionFile { rows.append(("client assertion", file)) }
+        if let file = settings?.assertionFile { rows.append(("assertion", file)) }
         if let ca = settings?.caFile { rows.append(("ca file", ca)) }
         let width = rows.map(\.0.count).max() ?? 0
         // Issuer, subject and scope come from the server; every value is sanitised alike.

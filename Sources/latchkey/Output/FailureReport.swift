@@ -140,6 +140,8 @@ struct FailureReport: Sendable {
                 + "`latchkey login --client-assertion-aud endpoint`; else check --client-id and --client-key-file"
         case .clientAuthenticationRefused:
             return "check --client-id, --auth-method and that the provider has the public key of --client-key-file"
+                + " (or accepts the assertion of --client-assertion-file)"
+        case .credentialFile(let problem): return credentialFileHint(problem)
         }
     }
 
@@ -154,6 +156,20 @@ struct FailureReport: Sendable {
             return "--client-key-file needs an unencrypted PEM private key: PKCS#8, SEC1 or PKCS#1; RSA ≥ 2048 bits, P-256 or P-384"
         case .signingFailed:
             return "check the key file; this may be a bug if the key is valid"
+        }
+    }
+
+    /// What to do about an assertion or token file (cli.md, the token and assertion file rule).
+    static func credentialFileHint(_ problem: CredentialFileProblem) -> String {
+        switch problem {
+        case .unreadable(_, let store) where FailureReport.isPermissionProblem(store):
+            return "the file is a bearer credential: it must be owned by you and not readable or writable by others (chmod 600 or 400)"
+        case .missing, .unreadable:
+            return "check the path given with --assertion-file or --client-assertion-file (remembered by the profile)"
+        case .notOneToken, .notAJWT:
+            return "the file must hold one JWT on one line (one trailing newline is ignored)"
+        case .expired:
+            return "the file's issuer (kubelet, a SPIFFE agent) rotates it: check that it still runs, then try again"
         }
     }
 
@@ -194,7 +210,9 @@ struct FailureReport: Sendable {
         case .clientCredentialsNeedClientAuthentication:
             return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET, and --auth-method)"
         case .missingClientKey:
-            return problem.description + " (--client-key-file FILE)"
+            return problem.description + " (--client-key-file FILE or --client-assertion-file FILE)"
+        case .missingAssertion:
+            return problem.description + " (--assertion-file FILE)"
         case .clientKeyDoesNotFitAlgorithm:
             return problem.description + " (choose --client-assertion-alg to fit the key of --client-key-file)"
         case .clientAssertionAlgorithmNotAdvertised:

@@ -97,9 +97,11 @@ struct ProfileAccess: Sendable {
         }
         let session = Session(
             configuration: settings.client, store: store, transports: EndpointTransports(transport(settings: settings)), random: random,
-            clientSecret: try SecretInput.clientSecret(context), mutualTLS: mutualTLS(settings),
+            clientSecret: try SecretInput.clientSecret(context),
+            clientAuthentication: ClientAssertionOptions.assertionAuthentication(settings), mutualTLS: mutualTLS(settings),
             clientKey: ClientAssertionOptions.keySource(settings, store: store),
-            defaultMargin: settings.minTTL.map { .profileDefault(Double($0)) } ?? .standard)
+            defaultMargin: settings.minTTL.map { .profileDefault(Double($0)) } ?? .standard,
+            assertion: settings.assertionFile.map { CredentialFile(path: $0) })
         if context.globals.verbose {
             session.notes.observe { note in Console.write(2, TerminalText.sanitize(SessionNoteWording.line(note)) + "\n") }
         }
