@@ -29,6 +29,9 @@ public struct StoredSession: Sendable, Equatable {
     /// A device's own client registration (RFC 7591 / RFC 7592), kept only in the registration
     /// file `register` writes; nil in every session's token file and in files written before it.
     public var registration: RegistrationRecord?
+    /// The access tokens token exchanges issued for this session's own token (RFC 8693), kept
+    /// with it so a new sign-in or a logout drops them (`Session.exchange`).
+    package var exchanges = ExchangeCache()
 
     /// Makes a session value.
     public init(
