@@ -115,6 +115,14 @@ struct IdpyoidcTokenExchangeTests {
         let copied = ServerLog.read(s.log, since: before).filter { $0.grantType == Self.exchangeGrant }
         #expect(copied.count == 1)
 
+        // Quirk: `resource` alone is checked against the policy, then dropped from `aud`.
+        let resourceOnly = try latchkey.run(["exchange", "--resource", "https://billing.example/api", "--no-cache"])
+        #expect(resourceOnly.exitCode == 0, "\(resourceOnly)")
+        let resourceToken = String(resourceOnly.stdoutText.split(separator: "\n").first ?? "")
+        #expect(try Self.claims(resourceToken)["aud"] == .array([.string(s.env.client)]))
+        let unknownResource = try latchkey.run(["exchange", "--resource", "https://elsewhere.example/"])
+        #expect(unknownResource.exitCode == 7 && unknownResource.stderrText.contains("https://elsewhere.example/"), "\(unknownResource)")
+
         // The refresh token as the subject.
         let bySubject = try latchkey.run(["exchange", "--subject", "refresh", "--format", "json"])
         #expect(bySubject.exitCode == 0, "\(bySubject)")
@@ -126,7 +134,7 @@ struct IdpyoidcTokenExchangeTests {
         let badSubject = try latchkey.run(["exchange", "--subject-token-file", bad, "--subject-token-type", "access_token"])
         #expect(badSubject.exitCode == 7 && badSubject.stderrText.contains("invalid_request"), "\(badSubject)")
         #expect(!badSubject.stderrText.contains("bm9wZQ"), "the subject token is never printed")
-        #expect(s.exchanges.count == 7, "\(s.exchanges.map { $0.status ?? 0 })")
+        #expect(s.exchanges.count == 9, "\(s.exchanges.map { $0.status ?? 0 })")
     }
 
     @Test("the confidential client's exchange, and 8 processes making one exchange")
