@@ -103,7 +103,7 @@ struct IdpyoidcTokenExchangeTests {
         #expect(try Self.json(refresh)["token_type"] == .string("N_A"))
         #expect(try Self.json(refresh)["issued_token_type"] == .string("urn:ietf:params:oauth:token-type:refresh_token"))
         let before = wallClock()
-        let id = try latchkey.run(["exchange", "--requested-token-type", "id_token", "--format", "json"])
+        let id = try latchkey.run(["-v", "exchange", "--requested-token-type", "id_token", "--format", "json"])
         #expect(id.exitCode == 0, "\(id)")
         let idAnswer = try Self.json(id)
         #expect(idAnswer["token_type"] == .string("N_A"))
@@ -114,6 +114,12 @@ struct IdpyoidcTokenExchangeTests {
         #expect(expiresAt == Self.rfc3339(exp), "expires_at \(expiresAt) is not the JWT's exp \(exp)")
         let copied = ServerLog.read(s.log, since: before).filter { $0.grantType == Self.exchangeGrant }
         #expect(copied.count == 1)
+        // What the server said (`-v` shows the answer, the token redacted): the subject's lifetime.
+        let answerLine = try #require(id.stderrText.split(separator: "\n").first { $0.contains("\"issued_token_type\"") })
+        let answer = try JSONParser().parseObject(Array(answerLine.drop { $0 != "{" }.utf8))
+        let expiresIn = try #require(answer["expires_in"]?.doubleValue)
+        #expect(expiresIn > 1000, "idpyoidc copies the subject's expires_in (\(expiresIn) s)")
+        #expect(!id.stderrText.contains(idToken), "-v redacts the issued token")
 
         // Quirk: `resource` alone is checked against the policy, then dropped from `aud`.
         let resourceOnly = try latchkey.run(["exchange", "--resource", "https://billing.example/api", "--no-cache"])

@@ -129,6 +129,8 @@ import Testing
             #"{"access_token":"x y","issued_token_type":"urn:ietf:params:oauth:token-type:access_token"}"#,
             #"{"access_token":"x","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"mac"}"#,
             #"{"access_token":"x","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","expires_in":"soon"}"#,
+            // Found by FuzzTokenExchangeAnswer: DEL passed the visible-ASCII check of the type.
+            "{\"access_token\":\"x\",\"issued_token_type\":\"urn:a\u{7F}b\"}",
             "[]"
         ] {
             guard case .error(.malformedResponse) = Self.parse(body) else { Issue.record("accepted \(body)"); continue }
