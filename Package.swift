@@ -83,6 +83,9 @@ let package = Package(
             name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyRegistration", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata",
             swiftSettings: strict),
         .executableTarget(
+            name: "FuzzTokenExchangeAnswer", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyJOSE"],
+            path: "Fuzz/FuzzTokenExchangeAnswer", swiftSettings: strict),
+        .executableTarget(
             name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
             swiftSettings: strict),
 

@@ -184,8 +184,8 @@ if ! collect idp "$IDP_JOB" "the test IdP (started beside the build)"; then
 fi
 # shellcheck disable=SC1091
 source "$WORK/idp/env.sh"
-# idpyoidc 5.0.0 (issue 31 §5, PAR at an OpenID-strict provider): its own venv in $SCRATCH (pip from
-# PyPI once), plain and TLS on kernel-chosen ports; without it IdpyoidcPARTests fails under CI.
+# idpyoidc 5.0.0 (issue 31 §5, PAR at an OpenID-strict provider; issue 34, RFC 8693 token exchange): its own venv in $SCRATCH (pip from
+# PyPI once), plain and TLS on kernel-chosen ports; without it the Idpyoidc suites fail under CI.
 if LATCHKEY_IDPYOIDC_VENV="$SCRATCH/idpyoidc-venv" "$ROOT/Tests/Harness/idpyoidc/start-idpyoidc.sh" "$WORK/idpyoidc"; then
   # shellcheck disable=SC1091
   source "$WORK/idpyoidc/env.sh"

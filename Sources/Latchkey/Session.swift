@@ -36,6 +36,8 @@ public actor Session: TokenSource {
     /// refreshes within: the standard one unless the profile sets its own.
     let defaultMargin: RefreshMargin
     private let refreshes = SingleFlight<Refresher.Outcome>()
+    /// The cached token exchanges in flight in this process, one per cache key.
+    var exchanges: [ExchangeCacheKey: SingleFlight<ExchangedToken>] = [:]
     var skew: Double?
     /// The session last read, refreshed or signed in by this process: resource proofs (each
     /// redirect hop) are made from it without reading the token file again.

@@ -60,7 +60,8 @@ from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 SECRET_FIELDS = {"refresh_token", "device_code", "auth_req_id", "code", "code_verifier", "client_secret", "token",
-                 "access_token", "id_token", "password", "client_assertion"}
+                 "access_token", "id_token", "password", "client_assertion", "subject_token", "actor_token"}
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 
 # Each scenario is a set of knobs over the default, well-behaved server. The docstring-like
 # "why" says which real provider (or fault) it imitates.
@@ -206,6 +207,11 @@ SCENARIOS: dict[str, dict] = {
     # RFC 8705 §5: mtls_endpoint_aliases for the token, revocation and device endpoints at /mtls/...;
     # /explicit/... serves the same endpoints for an operator's --token-endpoint and the like.
     "mtls-aliases": dict(mtls_aliases=True),
+    # --- RFC 8693 token exchange (issue 34): what idpyoidc does not show. Any audience is issued
+    # (the cache's eviction at 17), an actor token is accepted and logged by its fingerprint, and
+    # a proof binds the issued token (DPoP on the exchange). Exchanged tokens live --at-ttl s.
+    "token-exchange": dict(token_exchange=True),
+    "dpop-token-exchange": dict(dpop=True, token_exchange=True),
 }
 CIBA_GRANT = "urn:openid:params:grant-type:ciba"
 
@@ -428,8 +434,9 @@ class Handler(BaseHTTPRequestHandler):
         if body and (self.headers.get("Content-Type") or "").startswith("application/x-www-form-urlencoded"):
             pairs = urllib.parse.parse_qsl(body.decode(errors="replace"), keep_blank_values=True)
             names = [k for k, _ in pairs]
-            # Parameters must not be repeated (RFC 6749 §3.1, RFC 9126 §2.1); `resource` may be (RFC 8707).
-            self._duplicates = sorted({k for k in names if names.count(k) > 1} - {"resource"})
+            # Parameters must not be repeated (RFC 6749 §3.1, RFC 9126 §2.1); `resource` may be (RFC 8707),
+            # and so may a token exchange's `audience` (RFC 8693 §2.1).
+            self._duplicates = sorted({k for k in names if names.count(k) > 1} - {"resource", "audience"})
             params.update({k: v[0] for k, v in urllib.parse.parse_qs(body.decode(errors="replace"),
                                                                      keep_blank_values=True).items()})
         return params
@@ -821,6 +828,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._code_exchange(params)
         if grant_type == "client_credentials" and self.state.k.get("client_credentials"):
             return self._client_credentials(params)  # issue 16
+        if grant_type == TOKEN_EXCHANGE_GRANT and self.state.k.get("token_exchange"):
+            return self._token_exchange(params)  # issue 34
         self._token_error(params, 400, "unsupported_grant_type", "unsupported_grant_type")
 
     def _dpop_check(self, params, side: str, htm: str, htu: str, access_token=None) -> bool:
@@ -1118,6 +1127,29 @@ class Handler(BaseHTTPRequestHandler):
                 "expires_in": st.args.at_ttl, "scope": params.get("scope", "")}
         self._json(200, body)
         self._record(params, 200, "client-credentials-issued", client=client)
+
+    def _token_exchange(self, params):
+        """RFC 8693 §2: the subject must be an access token this server issued; the answer is an
+        opaque access token (DPoP-bound when the request carried a proof). The log names the
+        audiences, the actor token's type and fingerprint and the proof's key, never a token."""
+        st = self.state
+        subject = params.get("subject_token", "")
+        with st.lock:
+            known = subject in st.access_tokens
+        if params.get("subject_token_type") != "urn:ietf:params:oauth:token-type:access_token" or not known:
+            return self._token_error(params, 400, "invalid_request", "token-exchange-bad-subject")
+        audiences = [v for k, v in urllib.parse.parse_qsl(self._raw_body.decode(errors="replace"), keep_blank_values=True) if k == "audience"]
+        access = secrets.token_urlsafe(32)
+        with st.lock:
+            st.access_tokens[access] = st.access_tokens[subject]
+            if self._dpop_jkt is not None:
+                st.access_jkt[access] = self._dpop_jkt
+        body = {"access_token": access, "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                "token_type": "DPoP" if self._dpop_jkt else "Bearer", "expires_in": st.args.at_ttl}
+        self._json(200, body)
+        self._record(params, 200, "token-exchanged", audiences=audiences, jkt=self._dpop_jkt,
+                     actor_token_type=params.get("actor_token_type"),
+                     actor=fingerprint(params["actor_token"]) if "actor_token" in params else None)
 
     def _revoke(self, params):
         if not self._dpop_check(params, "revoke", "POST", self.state.base() + "/revoke"):

@@ -105,6 +105,12 @@ import Testing
                 dialect: .rfc7591, registration: ClientRegistration(clientID: "c"),
                 keyFile: nil, keyGenerated: false
             ).json
+        session.exchanges.insert(
+            ExchangedToken(
+                token: "x.y.z", issuedTokenType: TokenExchange.accessTokenType, tokenType: "Bearer",
+                expiresAt: Timestamp(timeIntervalSince1970: 1_796_003_600), scope: "read", audience: ["api"]),
+            for: ExchangeCacheKey(audiences: ["api"], resources: ["https://api.example/"], scope: "read", requestedType: "jwt"),
+            at: Timestamp(timeIntervalSince1970: 1_796_000_001))
         let back = try StoredSessionPayload.decode(StoredSessionPayload.encode(session))
         #expect(back == session)
         #expect(back.dpop?.privateScalar.bytes == Array(1...32))

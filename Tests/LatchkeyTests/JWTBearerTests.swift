@@ -101,7 +101,7 @@ final class CredentialFolder {
         #expect(try CredentialFile(path: folder.write("ro", jwt, mode: 0o400)).jwt(at: now) == jwt, "a projected token's 0400")
         let missing = CredentialFile(path: folder.directory.path + "/none")
         #expect(problem { () throws(LatchkeyError) in try missing.jwt(at: now) } == .missing(path: missing.path))
-        let big = CredentialFile(path: folder.write("big", String(repeating: "a", count: CredentialFile.limit + 1)))
+        let big = CredentialFile(path: folder.write("big", String(repeating: "a", count: CredentialFileReader.limit + 1)))
         guard case .unreadable? = problem({ () throws(LatchkeyError) in try big.token() }) else {
             Issue.record("a file over the limit was read"); return
         }

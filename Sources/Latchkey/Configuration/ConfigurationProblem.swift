@@ -52,6 +52,9 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// The URL given as the issuer is a discovery document's (`…/.well-known/openid-configuration`
     /// or RFC 8414's `/.well-known/oauth-authorization-server/…`); `issuer` is the one it stands for.
     case discoveryURLAsIssuer(given: String, issuer: String)
+    /// A token exchange asked for the session's refresh or ID token as its subject, and the
+    /// session holds none (`kind`: `refresh_token` or `id_token`).
+    case missingSubjectToken(kind: String)
 
     /// For `discoveryURLAsIssuer`, the issuer the given URL stands for.
     public var issuerMeant: String? {
@@ -85,6 +88,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .unusableEndpoint(let member, let url):
             return "\(member) \(url) is not an https URL (http is allowed for loopback only)"
         case .invalidBackchannelRequest(let reason): return reason
+        case .missingSubjectToken(let kind): return "the session holds no \(kind) to exchange"
         case .missingClientKey: return "private_key_jwt needs the client's private key"
         case .missingAssertion: return "the JWT bearer grant needs an assertion file"
         case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):

@@ -1,3 +1,4 @@
+import Glibc
 import LatchkeyCrypto
 import LatchkeyHTTP
 import LatchkeyJOSE
@@ -23,26 +24,19 @@ public struct CredentialFile: Sendable, Equatable {
     /// The one token the file holds, read now: printable ASCII without spaces (RFC 6749 §A.12's
     /// `VSCHAR`), on one line.
     public func token() throws(LatchkeyError) -> String {
-        let secret: SecretBytes
+        // The one reader of the file rule (`CredentialFileReader`); here its answers become
+        // the problems a library user catches.
         do {
-            secret = try OwnerOnlyFile.readSecret(path, limit: Self.limit)
-        } catch .io(_, _, errno: 2) {  // ENOENT: OwnerOnlyFile's "does not exist"
-            throw .credentialFile(.missing(path: path))
+            return try CredentialFileReader.read(path, as: .token, limit: Self.limit)
         } catch {
-            throw .credentialFile(.unreadable(path: path, error))
-        }
-        let line: String? = secret.withUnsafeBytes { bytes in
-            var end = bytes.count
-            if end > 0, bytes[end - 1] == 0x0A {
-                end -= 1
-                if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
+            switch error {
+            case .unreadable(_, let code) where code == ENOENT: throw .credentialFile(.missing(path: path))
+            case .unreadable(_, let code):
+                throw .credentialFile(.unreadable(path: path, .io(path: path, operation: "read", errno: code)))
+            case .refused(let refusal): throw .credentialFile(.unreadable(path: path, refusal))
+            case .empty, .moreThanOneLine, .notAToken, .notAJWT: throw .credentialFile(.notOneToken(path: path))
             }
-            let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-            guard !line.isEmpty, line.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            return String(decoding: line, as: UTF8.self)
         }
-        guard let line else { throw .credentialFile(.notOneToken(path: path)) }
-        return line
     }
 
     /// The JWT the file holds, read now (`token()`), refused when it is not a JWT (compact JWS or

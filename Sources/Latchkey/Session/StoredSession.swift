@@ -31,6 +31,9 @@ public struct StoredSession: Sendable, Equatable {
     /// `register` writes it: the record's members, read and written by `LatchkeyRegistration`
     /// (the core only carries them); nil in every session's token file and in files before it.
     package var registration: JSONObject?
+    /// The access tokens token exchanges issued for this session's own token (RFC 8693), kept
+    /// with it so a new sign-in or a logout drops them (`Session.exchange`).
+    package var exchanges = ExchangeCache()
 
     /// Makes a session value.
     public init(

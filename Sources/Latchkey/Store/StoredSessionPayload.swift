@@ -28,6 +28,7 @@ enum StoredSessionPayload {
         // Files without it (written before client credentials) read as `.authorization`.
         o["grant"] = .string(session.grant.rawValue)
         if let registration = session.registration { o["registration"] = .object(registration) }
+        if !session.exchanges.isEmpty { o["exchanges"] = .array(session.exchanges.entries.map { .object(exchange($0)) }) }
         return Array(JSONValue.object(o).jsonText.utf8)
     }
 
@@ -52,6 +53,14 @@ enum StoredSessionPayload {
             dpop: try root.object("dpop").map(binding))
         if let grant = try root.enumeration("grant", SessionGrant.self) { session.grant = grant }
         if let registration = try root.object("registration") { session.registration = registration.object }
+        if let exchanges = root.value("exchanges") {
+            guard let items = exchanges.arrayValue else { throw DocumentError.wrongType(member: "exchanges", expected: "an array") }
+            session.exchanges = ExchangeCache(
+                entries: try items.map { value throws -> ExchangeCache.Entry in
+                    guard case .object(let o) = value else { throw DocumentError.wrongType(member: "exchanges", expected: "objects") }
+                    return try exchange(JSONMembers(o, path: "exchanges"))
+                })
+        }
         return session
     }
 
@@ -76,6 +85,36 @@ enum StoredSessionPayload {
             for (origin, value) in n.object { if let v = value.stringValue { nonces.remember(v, for: origin) } }
         }
         return DPoPBinding(privateScalar: SecretBytes(scalar), nonces: nonces)
+    }
+
+    /// One cached exchange: `{"audiences": […], "resources": […], "scope": "…", "requestedType":
+    /// "…", "token": "…", "issuedTokenType": "…", "tokenType": "…", "expiresAt": s, "grantedScope":
+    /// "…", "audience": […]}`.
+    private static func exchange(_ e: ExchangeCache.Entry) -> JSONObject {
+        var o = JSONObject()
+        o["audiences"] = .array(e.key.audiences.map(JSONValue.string))
+        o["resources"] = .array(e.key.resources.map(JSONValue.string))
+        o["scope"] = .string(e.key.scope)
+        o["requestedType"] = .string(e.key.requestedType)
+        o["token"] = .string(e.token.token)
+        o["issuedTokenType"] = .string(e.token.issuedTokenType)
+        o["tokenType"] = .string(e.token.tokenType)
+        if let at = e.token.expiresAt { o["expiresAt"] = .seconds(at.timeIntervalSince1970) }
+        o.setIfPresent("grantedScope", e.token.scope)
+        o["audience"] = .array(e.token.audience.map(JSONValue.string))
+        return o
+    }
+
+    private static func exchange(_ m: JSONMembers) throws -> ExchangeCache.Entry {
+        func strings(_ key: String) throws -> [String] { try m.strings(key) ?? [] }
+        let key = ExchangeCacheKey(
+            audiences: try strings("audiences"), resources: try strings("resources"), scope: try m.requiredString("scope"),
+            requestedType: try m.requiredString("requestedType"))
+        let token = ExchangedToken(
+            token: try m.requiredString("token"), issuedTokenType: try m.requiredString("issuedTokenType"),
+            tokenType: try m.requiredString("tokenType"), expiresAt: try m.number("expiresAt").map(Timestamp.init),
+            scope: try m.string("grantedScope"), audience: try strings("audience"))
+        return ExchangeCache.Entry(key: key, token: token)
     }
 
     private static func token(_ t: Token) -> JSONObject {

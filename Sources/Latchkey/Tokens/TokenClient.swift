@@ -133,6 +133,28 @@ struct TokenClient: Sendable {
     /// RFC 7523 §2.1.
     static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
+    /// A token exchange (RFC 8693 §2.1) with `form` (`TokenExchange.parameters`), authenticated and
+    /// proved by the binding like any token request. The sign-in's own `resource` indicators are
+    /// not added: the exchange names its own. `audiences` are what was asked for, the answer's
+    /// audience when the token does not say.
+    func exchange(_ form: [(String, String)], audiences: [String]) async throws(LatchkeyError) -> ExchangedToken {
+        let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
+        let response = try await binding.send(ProviderRequest(role: .token, url: url, form: form))
+        try checkClientAuthentication(response, endpoint: .token)
+        switch TokenExchangeAnswer.parse(response, audiences: audiences, at: binding.time.now()) {
+        case .token(let token):
+            if token.tokenType == "DPoP" {
+                guard let dpopKey else { throw .tokenBinding(.unrequestedDPoP) }
+                if let jkt = TokenBindingCheck.confirmationThumbprint(token.token), jkt != dpopKey.thumbprint {
+                    throw .tokenBinding(.thumbprintMismatch(expected: dpopKey.thumbprint, got: jkt))
+                }
+            }
+            return token
+        case .error(.malformedResponse(let reason)): throw .protocolViolation(reason)
+        case .error(let error): throw .oauth(error, endpoint: .token)
+        }
+    }
+
     /// Pushes an authorization request (RFC 9126 §2.1): the parameters go to the provider over the
     /// back channel, authenticated like a token request (and with a DPoP proof when bound).
     public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {

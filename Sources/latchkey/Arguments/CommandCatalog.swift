@@ -372,8 +372,64 @@ enum CommandCatalog {
             .value(
                 "output", "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
                 default: "stdout"),
+            .value(
+                "exchange-audience", "URI",
+                help: "send an exchanged token for this audience instead of the session's own (RFC 8693; repeatable)",
+                default: "none"),
+            .value("exchange-resource", "URI", help: "with --exchange-audience: the resource to ask for (repeatable)", default: "none"),
+            .value("exchange-scope", "S", help: "with --exchange-audience: the scope to ask for", default: "the server's"),
             clientSecretFile,
             passphraseFile
+        ])
+
+    static let exchange = CommandSpec(
+        name: "exchange", aliases: [], summary: "exchange a token for a narrower one for one service (RFC 8693)",
+        details: """
+            Posts a token exchange (RFC 8693) to the profile's token endpoint with the profile's client
+            authentication (and a DPoP proof for a DPoP-bound session), and prints the issued token
+            like token does. The subject is the profile's access token (refreshed first when it expires
+            within --min-ttl), its refresh or ID token (--subject), or a token from --subject-token-file
+            of --subject-token-type. Short type names (access_token, refresh_token, id_token, jwt) expand
+            to the urn:ietf:params:oauth:token-type: URNs. Token files must be yours and mode 0600 (else
+            exit 9) and hold one token on one line; more lines, or not a JWT for a jwt or id_token type,
+            is exit 2. Access tokens issued for the profile's own access token are cached in the token
+            file by audience, resource, scope and requested type (at most 16, the least recently used
+            dropped) and reused while they have more than --min-ttl left; logout and a new login drop
+            them. A JWT's exp wins over expires_in. Server errors are exit 7 (invalid_target names what
+            was asked for); not signed in is exit 3.
+            """,
+        argumentsUsage: "", maxPositionals: 0,
+        options: [
+            .value("audience", "URI", help: "the service the token is for (repeatable)", default: "none"),
+            .value("resource", "URI", help: "the absolute URI of the service (RFC 8707; repeatable)", default: "none"),
+            .value("scope", "S", help: "the scope to ask for, space-separated (narrower than the subject's)", default: "the server's"),
+            .value(
+                "requested-token-type", "access_token|refresh_token|id_token|jwt|URN", help: "the type of token to ask for",
+                default: "access_token"),
+            .value("subject", "access|refresh|id", help: "which of the profile's tokens to exchange", default: "access"),
+            .value(
+                "subject-token-file", "FILE", help: "exchange the token in FILE instead (yours, mode 0600; one line); never cached",
+                default: "none"),
+            .value("subject-token-type", "URN", help: "the type of --subject-token-file's token (short names expand)"),
+            .value("actor-token-file", "FILE", help: "the actor's token (delegation), read like --subject-token-file", default: "none"),
+            .value("actor-token-type", "URN", help: "the type of --actor-token-file's token (short names expand)"),
+            .value("format", "bare|json|header", help: "output format", default: "bare"),
+            .value(
+                "min-ttl", "SECONDS",
+                help: "reuse a cached token, and the subject access token, only with more than SECONDS left", default: "60"),
+            .flag("no-cache", help: "neither read nor write the cache of exchanged tokens", default: "off"),
+            clientSecretFile,
+            passphraseFile
+        ],
+        examples: [
+            (
+                "latchkey exchange --audience billing-api --scope invoices:read",
+                "a token only billing-api accepts, with one scope, cached for the next call"
+            ),
+            (
+                "latchkey exchange --subject-token-file /var/run/secrets/tokens/sa --subject-token-type jwt --no-cache",
+                "exchange a Kubernetes projected service-account token"
+            )
         ])
 
     static let config = CommandSpec(
@@ -426,6 +482,6 @@ enum CommandCatalog {
     /// All commands in the order help lists them.
     static let all: [CommandSpec] = [
         login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
-        config, register, completion, manual
+        exchange, config, register, completion, manual
     ]
 }

@@ -27,6 +27,8 @@ enum FetchCommand {
         var request: HTTPRequest
         var include: Bool
         var output: String?
+        /// `--exchange-audience`/`-resource`/`-scope`: the request goes with such an exchanged token.
+        var exchange: TokenExchange? = nil
     }
 
     static func run(_ context: CommandContext) async throws -> Int32 {
@@ -36,7 +38,11 @@ enum FetchCommand {
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes), settings: settings)
-        let transport = AuthorizedTransport(base: base, source: session, allowed: [plan.request.url])
+        let source: any TokenSource =
+            plan.exchange.map {
+                ExchangedTokenSource(session: session, request: $0, margin: TokenCommand.refreshMargin(nil, settings: settings))
+            } ?? session
+        let transport = AuthorizedTransport(base: base, source: source, allowed: [plan.request.url])
         let request = plan.request
         let file = try plan.output.map { try OutputFile(stagingFor: $0) }
         defer { file?.discard() }
@@ -91,7 +97,18 @@ enum FetchCommand {
                 hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
-        return Plan(request: request, include: args.has("include"), output: args.string("output"))
+        var plan = Plan(request: request, include: args.has("include"), output: args.string("output"))
+        let audiences = args.all("exchange-audience"), resources = args.all("exchange-resource")
+        if !audiences.isEmpty || !resources.isEmpty {
+            for resource in resources where !ResourceIndicator.isValid(resource) {
+                throw UsageError(
+                    "--exchange-resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: "fetch")
+            }
+            plan.exchange = TokenExchange(audiences: audiences, resources: resources, scope: args.string("exchange-scope"))
+        } else if args.has("exchange-scope") {
+            throw UsageError("--exchange-scope goes with --exchange-audience or --exchange-resource", command: "fetch")
+        }
+        return plan
     }
 
     /// One `-H 'Name: value'`.

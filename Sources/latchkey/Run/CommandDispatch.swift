@@ -34,6 +34,7 @@ enum CommandDispatch {
         (CommandCatalog.profiles, .synchronous(ProfilesCommand.run)),
         (CommandCatalog.fetch, .asynchronous(FetchCommand.run)),
         (CommandCatalog.credential, .asynchronous(CredentialCommand.run)),
+        (CommandCatalog.exchange, .asynchronous(ExchangeCommand.run)),
         (CommandCatalog.config, .asynchronous(ConfigCommand.run)),
         (CommandCatalog.register, .asynchronous(RegisterCommand.run)),
         (CommandCatalog.completion, .synchronous(CompletionCommand.run)),

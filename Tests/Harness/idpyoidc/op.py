@@ -22,6 +22,7 @@ import http.server
 import json
 import os
 import re
+import secrets
 import socket
 import ssl
 import sys
@@ -37,6 +38,14 @@ from idpyoidc.server.configure import OPConfiguration
 from idpyoidc.server.oidc.token import Token
 
 CLIENT_ID = "latchkey-par"
+# A confidential client for the token-exchange tests (client_secret_basic or _post); its secret
+# is in STATE_DIR/exchange-client-secret (mode 0600), read by the tests, never on a command line.
+EXCHANGE_CLIENT_ID = "latchkey-exchange"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+# RFC 8693 policy: the audiences and resources an exchange may ask for (plain names: a URL as
+# audience is fine, but introspection only answers clients named in `aud`).
+EXCHANGE_AUDIENCES = ["billing-api", "reports-api"]
+EXCHANGE_RESOURCES = ["https://billing.example/api"]
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 LOOPBACK = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/callback")
 USER = "diana"
@@ -80,7 +89,8 @@ def configuration(issuer, state):
                     "usage_rules": {
                         "authorization_code": {"supports_minting": ["access_token", "refresh_token", "id_token"],
                                                "max_usage": 1},
-                        "access_token": {"expires_in": 3600},
+                        "access_token": {"supports_minting": ["access_token", "refresh_token", "id_token"],
+                                         "expires_in": 3600},
                         "refresh_token": {"supports_minting": ["access_token", "refresh_token", "id_token"]},
                     },
                     "expires_in": 43200,
@@ -113,7 +123,7 @@ def configuration(issuer, state):
         },
         "preference": {
             "subject_types_supported": ["public"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", TOKEN_EXCHANGE],
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "scopes_supported": ["openid", "profile", "email", "offline_access"],
             "code_challenge_methods_supported": ["S256"],
@@ -142,7 +152,28 @@ def configuration(issuer, state):
             "token": {
                 "path": "token",
                 "class": "idpyoidc.server.oidc.token.Token",
-                "kwargs": {"client_authn_method": ["none"]},
+                "kwargs": {
+                    "client_authn_method": ["none", "client_secret_basic", "client_secret_post"],
+                    "grant_types_helpers": {
+                        "authorization_code": {"class": "idpyoidc.server.oidc.token_helper.access_token.AccessTokenHelper"},
+                        "refresh_token": {"class": "idpyoidc.server.oidc.token_helper.refresh_token.RefreshTokenHelper"},
+                        TOKEN_EXCHANGE: {
+                            "class": "idpyoidc.server.oidc.token_helper.token_exchange.TokenExchangeHelper",
+                            "kwargs": {
+                                "requested_token_types_supported": [
+                                    "urn:ietf:params:oauth:token-type:access_token",
+                                    "urn:ietf:params:oauth:token-type:refresh_token",
+                                    "urn:ietf:params:oauth:token-type:id_token",
+                                ],
+                                "default_requested_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                                "policy": {"": {
+                                    "function": "idpyoidc.server.oauth2.token_helper.validate_token_exchange_policy",
+                                    "kwargs": {"audience": EXCHANGE_AUDIENCES, "resource": EXCHANGE_RESOURCES},
+                                }},
+                            },
+                        },
+                    },
+                },
             },
             "userinfo": {
                 "path": "userinfo",
@@ -164,10 +195,22 @@ CLIENTS = {
         "redirect_uris": [REDIRECT_URI],
         "token_endpoint_auth_method": "none",
         "response_types_supported": ["code"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "grant_types_supported": ["authorization_code", "refresh_token", TOKEN_EXCHANGE],
         "allowed_scopes": ["openid", "profile", "email", "offline_access"],
         "id_token_signed_response_alg": "RS256",
-    }
+    },
+    EXCHANGE_CLIENT_ID: {
+        "client_id": EXCHANGE_CLIENT_ID,
+        "client_salt": "salted",
+        "client_secret": None,  # made at start-up (main)
+        "client_secret_expires_at": 0,
+        "redirect_uris": [REDIRECT_URI],
+        "token_endpoint_auth_method": "client_secret_basic",
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token", TOKEN_EXCHANGE],
+        "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+        "id_token_signed_response_alg": "RS256",
+    },
 }
 
 
@@ -269,8 +312,9 @@ class Front(http.server.BaseHTTPRequestHandler):
         """RFC 8252 §7.3: any port on a loopback redirect URI; idpyoidc matches the registered
         ones exactly, so the port asked for is registered first. Nothing else is relaxed."""
         uri = params.get("redirect_uri", "")
-        if params.get("client_id") == CLIENT_ID and LOOPBACK.fullmatch(uri):
-            uris = self.server.op.context.cdb[CLIENT_ID]["redirect_uris"]
+        client = params.get("client_id")
+        if client in CLIENTS and LOOPBACK.fullmatch(uri):
+            uris = self.server.op.context.cdb[client]["redirect_uris"]
             if uri not in uris:
                 uris.append(uri)
 
@@ -300,6 +344,11 @@ def main():
     op = Server(OPConfiguration(conf=configuration(issuer, state), base_path=state), cwd=state)
     context = op.context
     context.cdb = json.loads(json.dumps(CLIENTS))
+    secret = secrets.token_urlsafe(24)
+    context.cdb[EXCHANGE_CLIENT_ID]["client_secret"] = secret
+    fd = os.open(os.path.join(state, "exchange-client-secret"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secret + "\n")
     front.op = op
     front.issuer = issuer
     front.jwks_path = os.path.join(state, "jwks.json")

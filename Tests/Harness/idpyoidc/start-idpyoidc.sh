@@ -5,7 +5,8 @@
 #
 # idpyoidc is installed from PyPI into a venv once and reused: $LATCHKEY_IDPYOIDC_VENV, default
 # <root>/.build/idpyoidc-venv (LATCHKEY_SCRATCH moves .build). Writes STATE_DIR/env.sh with
-# LATCHKEY_IT_IDPYOIDC_ISSUER, _ISSUER_TLS, _CA_FILE, _CLIENT, _LOG, _LOG_TLS; stop-idpyoidc.sh
+# LATCHKEY_IT_IDPYOIDC_ISSUER, _ISSUER_TLS, _CA_FILE, _CLIENT, _LOG, _LOG_TLS, and for token
+# exchange _EXCHANGE_CLIENT, _EXCHANGE_SECRET_FILE(_TLS), _AUDIENCES, _RESOURCE; stop-idpyoidc.sh
 # STATE_DIR stops exactly what this started (STATE_DIR/pids).
 set -euo pipefail
 STATE=${1:?usage: start-idpyoidc.sh STATE_DIR}
@@ -51,5 +52,10 @@ export LATCHKEY_IT_IDPYOIDC_CA_FILE=$STATE/pki/ca.pem
 export LATCHKEY_IT_IDPYOIDC_CLIENT=latchkey-par
 export LATCHKEY_IT_IDPYOIDC_LOG=$STATE/plain/requests.log
 export LATCHKEY_IT_IDPYOIDC_LOG_TLS=$STATE/tls/requests.log
+export LATCHKEY_IT_IDPYOIDC_EXCHANGE_CLIENT=latchkey-exchange
+export LATCHKEY_IT_IDPYOIDC_EXCHANGE_SECRET_FILE=$STATE/plain/exchange-client-secret
+export LATCHKEY_IT_IDPYOIDC_EXCHANGE_SECRET_FILE_TLS=$STATE/tls/exchange-client-secret
+export LATCHKEY_IT_IDPYOIDC_AUDIENCES=billing-api,reports-api
+export LATCHKEY_IT_IDPYOIDC_RESOURCE=https://billing.example/api
 ENV
 echo "idpyoidc $VERSION: $(grep -o 'http[^ ]*' "$STATE/env.sh" | head -2 | tr '\n' ' ')" >&2
