@@ -40,6 +40,9 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// The provider refused the client's own authentication (e.g. a `private_key_jwt` assertion).
     case clientAuthenticationRefused(ClientAuthenticationRefusal)
+    /// A protected resource's metadata (RFC 9728) was refused: another origin, a `resource` that
+    /// is not the URL's, a malformed or oversized document.
+    case resourceMetadata(ResourceMetadataProblem)
 
     /// What the caller should do about an error; a program maps these to its own outcomes (the
     /// CLI's exit codes).
@@ -73,7 +76,8 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .network(.unreadableCABundle): return .configuration
         case .network(.untrustedCABundle): return .storage
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
-        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
+        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused, .resourceMetadata:
+            return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
@@ -99,6 +103,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"
+        case .resourceMetadata: return "resource_metadata_refused"
         case .verification(.clockOffsetTooLarge): return "clock_skew"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
@@ -127,6 +132,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .clientCertificate(let problem): return problem.description
         case .cancelled: return "cancelled"
         case .clientAuthenticationRefused(let r): return "the server refused the client: \(r.description)"
+        case .resourceMetadata(let problem): return "protocol error: \(problem.description)"
         }
     }
 

@@ -113,6 +113,9 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var resources: [String] = []
     /// Extra authorization / device / CIBA request parameters; never a protocol-owned name.
     public var extraParameters: [RequestParameter] = []
+    /// What the sign-in asks of the person's authentication (`acr_values`, `max_age`), and checks
+    /// on its ID token. Per sign-in: not part of a profile's stored settings, never checked on refresh.
+    public var authentication = AuthenticationRequirement()
     /// How `private_key_jwt` assertions are made (algorithm, `kid`, `typ`, audience); the key itself
     /// is never part of the configuration.
     public var clientAssertion: ClientAssertionSettings = ClientAssertionSettings()
@@ -144,8 +147,11 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var scopeString: String { scopes.joined(separator: " ") }
 
     /// What the client adds to every request that starts an authorization (authorization or
-    /// pushed, device authorization, CIBA): the `resource` indicators, then the extra parameters.
+    /// pushed, device authorization, CIBA): the `resource` indicators, the extra parameters, then
+    /// `acr_values` and `max_age` (which replace extra parameters of the same name).
     public var authorizationRequestExtensions: [(String, String)] {
-        ResourceIndicator.parameters(resources) + RequestParameter.pairs(extraParameters)
+        let owned = authentication.parameterNames
+        let extra = owned.isEmpty ? extraParameters : extraParameters.filter { !owned.contains($0.name) }
+        return ResourceIndicator.parameters(resources) + RequestParameter.pairs(extra) + authentication.parameters
     }
 }
