@@ -74,6 +74,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzClientMetadata", dependencies: ["Latchkey", "LatchkeyJOSE"], path: "Fuzz/FuzzClientMetadata", swiftSettings: strict),
         .executableTarget(
+            name: "FuzzResourceMetadata", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyJOSE"], path: "Fuzz/FuzzResourceMetadata",
+            swiftSettings: strict),
+        .executableTarget(
             name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
             swiftSettings: strict),
 

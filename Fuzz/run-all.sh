@@ -6,7 +6,7 @@
 #                   [--jobs J] [--nice N] [--asan] [--no-build] [--keep-going] [--report FILE]
 #   Fuzz/run-all.sh --import-log TARGET LOGFILE     # record an earlier libFuzzer run from its log
 #
-# Defaults: 60 s per target, all eleven targets, one fuzzer at a time, nice 10. The working corpus of
+# Defaults: 60 s per target, all twelve targets, one fuzzer at a time, nice 10. The working corpus of
 # each target lives in .build-fuzz/corpus/TARGET and is kept between runs, so coverage accumulates;
 # the checked-in seeds (Tests/FuzzCorpus/DIR) are copied into it before every run and never written.
 # Each target runs with -max_len just above the largest input its parser accepts (max_len below).
@@ -27,7 +27,7 @@ nice_level=10
 build=1
 keep_going=0
 asan=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata FuzzResourceMetadata)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -47,6 +47,7 @@ seed_dir() {
         FuzzClientIdentity) echo clientidentity ;;
         FuzzCredentialRequest) echo credential ;;
         FuzzClientMetadata) echo clientmetadata ;;
+        FuzzResourceMetadata) echo resourcemetadata ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
@@ -61,6 +62,7 @@ max_len() {
     case "$1" in
         FuzzJWS) echo $(( 64 * 1024 + 64 )) ;;
         FuzzJWKS|FuzzJSON|FuzzClientMetadata|FuzzTokenFile) echo $(( 1024 * 1024 + 64 )) ;;
+        FuzzResourceMetadata) echo $(( 64 * 1024 + 8192 + 64 )) ;;
         FuzzHTTPResponse) echo 8192 ;;
         FuzzHTTPURL) echo $(( 8192 + 128 )) ;;
         FuzzAuthenticationChallenge) echo $(( 8192 + 64 )) ;;

@@ -113,9 +113,6 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var resources: [String] = []
     /// Extra authorization / device / CIBA request parameters; never a protocol-owned name.
     public var extraParameters: [RequestParameter] = []
-    /// What the sign-in asks of the person's authentication (`acr_values`, `max_age`), and checks
-    /// on its ID token. Per sign-in: not part of a profile's stored settings, never checked on refresh.
-    public var authentication = AuthenticationRequirement()
     /// How `private_key_jwt` assertions are made (algorithm, `kid`, `typ`, audience); the key itself
     /// is never part of the configuration.
     public var clientAssertion: ClientAssertionSettings = ClientAssertionSettings()
@@ -147,9 +144,14 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var scopeString: String { scopes.joined(separator: " ") }
 
     /// What the client adds to every request that starts an authorization (authorization or
-    /// pushed, device authorization, CIBA): the `resource` indicators, the extra parameters, then
-    /// `acr_values` and `max_age` (which replace extra parameters of the same name).
+    /// pushed, device authorization, CIBA): the `resource` indicators, then the extra parameters.
     public var authorizationRequestExtensions: [(String, String)] {
+        authorizationRequestExtensions(asking: AuthenticationRequirement())
+    }
+
+    /// `authorizationRequestExtensions`, then one sign-in's `acr_values` and `max_age` (which
+    /// replace extra parameters of the same name).
+    public func authorizationRequestExtensions(asking authentication: AuthenticationRequirement) -> [(String, String)] {
         let owned = authentication.parameterNames
         let extra = owned.isEmpty ? extraParameters : extraParameters.filter { !owned.contains($0.name) }
         return ResourceIndicator.parameters(resources) + RequestParameter.pairs(extra) + authentication.parameters

@@ -12,7 +12,7 @@ extension Session {
     /// sign-in (the CLI's profile file) as one unit with the tokens: under the store's lock, after
     /// the old session is deleted and before the new one is saved (docs/architecture.md, "A
     /// sign-in saves two files"), so a crash never leaves tokens the record does not describe.
-    /// `authentication` (else the configuration's) asks for `acr_values`/`max_age` on the flow's
+    /// `authentication` asks for `acr_values`/`max_age` on the flow's
     /// request and is checked on the ID token (a step-up after RFC 9470's challenge).
     @discardableResult
     public func signIn(
@@ -20,7 +20,7 @@ extension Session {
         offlineAccess: OfflineAccessPolicy = .warn,
         pasteReader: (@Sendable () async throws -> String?)? = nil,
         backchannel: BackchannelAuthenticationRequest? = nil,
-        authentication: AuthenticationRequirement? = nil,
+        authentication: AuthenticationRequirement = AuthenticationRequirement(),
         alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
         events: @escaping LoginEventHandler = { _ in }
     ) async throws(LatchkeyError) -> StoredSession {
@@ -37,7 +37,7 @@ extension Session {
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
         let client = try signInClient(
             flow: flow, metadata: meta, identity: identity, offlineAccess: offlineAccess, authentication: authentication)
-        let asked = client.configuration.authentication
+        let asked = client.authentication
         let grant = try await run(
             flow, client: client, timeout: timeout, pasteReader: pasteReader, backchannel: backchannel,
             events: events)
@@ -87,15 +87,14 @@ extension Session {
     /// endpoints stay known (an endpoint `aud` names them).
     private func signInClient(
         flow: LoginFlow, metadata: ProviderMetadata, identity: TLSClientIdentity?,
-        offlineAccess: OfflineAccessPolicy, authentication: AuthenticationRequirement?
+        offlineAccess: OfflineAccessPolicy, authentication: AuthenticationRequirement
     ) throws(LatchkeyError) -> TokenClient {
         let dpopKey = configuration.dpop.uses(metadata) ? try DPoPKey(random: random) : nil
         if let dpopKey { keys.remember(dpopKey) }
-        var asked = configuration
-        if let authentication { asked.authentication = authentication }
         var client = TokenClient(
-            configuration: asked, metadata: metadata,
+            configuration: configuration, metadata: metadata,
             binding: try makeBinding(identity: identity).proving(with: dpopKey))
+        client.authentication = authentication
         let offline = flow != .clientCredentials && OfflineAccessPolicy.applies(to: configuration)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         return client
