@@ -1,4 +1,5 @@
 import LatchkeyHTTP
+import LatchkeyJOSE
 
 /// Everything one profile keeps between runs: the payload of the encrypted token file.
 /// Enough to hand out a cached token and to refresh without discovery.
@@ -46,5 +47,22 @@ public struct StoredSession: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.dpop = dpop
+    }
+}
+
+extension StoredSession {
+    /// The verified ID token's `acr` (OIDC Core §2), when it has one: how strongly the person
+    /// authenticated, which a resource's step-up challenge (RFC 9470) asks about.
+    public var authenticationContext: String? { idTokenClaim("acr")?.stringValue }
+
+    /// The verified ID token's `auth_time`, when it has one: when the person last authenticated.
+    public var authenticationTime: Timestamp? {
+        guard let seconds = idTokenClaim("auth_time")?.doubleValue, seconds.isFinite else { return nil }
+        return Timestamp(timeIntervalSince1970: seconds)
+    }
+
+    private func idTokenClaim(_ name: String) -> JSONValue? {
+        guard let text = idTokenClaimsJSON, let object = try? JSONParser().parseObject(Array(text.utf8)) else { return nil }
+        return object[name]
     }
 }
