@@ -86,6 +86,9 @@ let package = Package(
             name: "FuzzTokenExchangeAnswer", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyJOSE"],
             path: "Fuzz/FuzzTokenExchangeAnswer", swiftSettings: strict),
         .executableTarget(
+            name: "FuzzResourceMetadata", dependencies: ["Latchkey", "LatchkeyHTTP", "LatchkeyJOSE"], path: "Fuzz/FuzzResourceMetadata",
+            swiftSettings: strict),
+        .executableTarget(
             name: "FuzzClientIdentity", dependencies: ["LatchkeyHTTP", "LatchkeyCrypto"], path: "Fuzz/FuzzClientIdentity",
             swiftSettings: strict),
 

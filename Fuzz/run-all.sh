@@ -27,7 +27,7 @@ nice_level=10
 build=1
 keep_going=0
 asan=0
-all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata FuzzTokenExchangeAnswer)
+all_targets=(FuzzJWS FuzzJWKS FuzzJSON FuzzHTTPResponse FuzzTokenFile FuzzHTTPURL FuzzAuthenticationChallenge FuzzPEMPrivateKey FuzzClientIdentity FuzzCredentialRequest FuzzClientMetadata FuzzTokenExchangeAnswer FuzzResourceMetadata)
 targets=("${all_targets[@]}")
 import_target=""
 import_log=""
@@ -48,6 +48,7 @@ seed_dir() {
         FuzzCredentialRequest) echo credential ;;
         FuzzClientMetadata) echo clientmetadata ;;
         FuzzTokenExchangeAnswer) echo exchange ;;
+        FuzzResourceMetadata) echo resourcemetadata ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
@@ -62,6 +63,7 @@ max_len() {
     case "$1" in
         FuzzJWS) echo $(( 64 * 1024 + 64 )) ;;
         FuzzJWKS|FuzzJSON|FuzzClientMetadata|FuzzTokenExchangeAnswer|FuzzTokenFile) echo $(( 1024 * 1024 + 64 )) ;;
+        FuzzResourceMetadata) echo $(( 64 * 1024 + 8192 + 64 )) ;;
         FuzzHTTPResponse) echo 8192 ;;
         FuzzHTTPURL) echo $(( 8192 + 128 )) ;;
         FuzzAuthenticationChallenge) echo $(( 8192 + 64 )) ;;

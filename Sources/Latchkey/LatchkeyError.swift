@@ -44,6 +44,9 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     /// unsafe (storage), not one token or not a JWT (configuration), or expired (sign in again,
     /// with a new one from its issuer). Nothing was sent.
     case credentialFile(CredentialFileProblem)
+    /// A protected resource's metadata (RFC 9728) was refused: another origin, a `resource` that
+    /// is not the URL's, a malformed or oversized document.
+    case resourceMetadata(ResourceMetadataProblem)
 
     /// What the caller should do about an error; a program maps these to its own outcomes (the
     /// CLI's exit codes).
@@ -77,7 +80,8 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .network(.unreadableCABundle): return .configuration
         case .network(.untrustedCABundle): return .storage
         case .network(let e): return e == .cancelled ? .cancelled : (Self.isProtocol(e) ? .protocolViolation : .network)
-        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused: return .protocolViolation
+        case .protocolViolation, .oauth, .issuerMismatch, .tokenBinding, .clientAuthenticationRefused, .resourceMetadata:
+            return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
         case .verification: return .verification
         case .storage: return .storage
@@ -104,6 +108,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .oauth(let e, _): return e.code ?? "protocol_violation"
         case .clientAuthenticationRefused(let r): return r.error?.code ?? "invalid_client"
         case .issuerMismatch: return "issuer_mismatch"
+        case .resourceMetadata: return "resource_metadata_refused"
         case .verification(.clockOffsetTooLarge): return "clock_skew"
         case .verification: return "verification_failed"
         case .storage: return "storage_error"
@@ -134,6 +139,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case .clientAuthenticationRefused(let r): return "the server refused the client: \(r.description)"
         case .credentialFile(let problem): return problem.description
+        case .resourceMetadata(let problem): return "protocol error: \(problem.description)"
         }
     }
 

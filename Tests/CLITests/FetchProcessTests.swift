@@ -269,9 +269,11 @@ struct FetchProcessTests {
         }
     }
 
+    /// Without a session the request goes without a token (cli.md: a resource may name its issuer):
+    /// a bare 401 is "not signed in".
     @Test func notSignedInExitsThree() throws {
-        try withCLI { cli, _ in
-            let result = try cli.run(["fetch", "http://127.0.0.1:9/resource"])
+        try withScriptedIdP("ok", ["--approve-after", "1"]) { idp, cli in
+            let result = try cli.run(["fetch", idp.issuer + "/resource"])
             #expect(result.exitCode == 3, "\(result)")
         }
     }

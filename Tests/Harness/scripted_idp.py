@@ -142,6 +142,23 @@ SCENARIOS: dict[str, dict] = {
     # --- fetch (issue 18) ---
     # Every /resource call is refused with 401 invalid_token: one refresh, one retry, then the 401 stands.
     "resource-rejects-always": dict(resource_rejects_always=True),
+    # --- resource metadata and step-up (issue 35) ---
+    # /prm-resource answers a request without a live token 401 with resource_metadata (RFC 9728
+    # §5.1); the metadata names this issuer with a trailing slash, as the mcp SDK writes it.
+    "resource-metadata": dict(prm=True),
+    # The metadata names two authorization servers: the client must not choose.
+    "resource-metadata-several": dict(prm=True, prm_servers=["{issuer}/", "http://127.0.0.1:9/other"]),
+    # The 401 names metadata on another origin (never fetched), or metadata about another resource.
+    "resource-metadata-other-origin": dict(prm=True, prm_location="http://127.0.0.1:9/.well-known/oauth-protected-resource/prm-resource"),
+    "resource-metadata-wrong-resource": dict(prm=True, prm_resource="{base}/other"),
+    # /step-up answers 401 insufficient_user_authentication (RFC 9470 §3, acr_values="mfa",
+    # max_age=300) until the token comes from a sign-in whose ID token says acr "mfa"; the ID token
+    # carries the first acr value asked for and auth_time.
+    "step-up": dict(),
+    # ... challenges every token, however strong (a second challenge after a step-up: exit 10) ...
+    "step-up-always": dict(step_up_always=True),
+    # ... and answers every acr asked for with "pwd" (the ID token check: exit 8).
+    "step-up-wrong-acr": dict(acr_answer="pwd"),
     # --- DPoP (issue 15) ---
     "dpop": dict(dpop=True),
     # The token endpoint wants a server nonce (400 use_dpop_nonce + DPoP-Nonce, §8) ...
@@ -394,6 +411,7 @@ class State:
         self.fault_hits = 0
         self.dpop_jtis: set[str] = set()           # every jti seen (never reusable)
         self.access_jkt: dict[str, str] = {}      # bound access token -> jkt
+        self.access_acr: dict[str, str] = {}      # access token -> the acr of its sign-in
         self.nonces = {"token": None, "resource": None}  # the nonce each side currently accepts
         self.port = 0
 
@@ -583,6 +601,9 @@ class Handler(BaseHTTPRequestHandler):
             "/revoke": self._revoke,
             "/authorize": self._authorize,
             "/resource": self._resource,
+            "/prm-resource": self._prm_resource,  # issue 35
+            "/.well-known/oauth-protected-resource/prm-resource": self._prm_metadata,
+            "/step-up": self._step_up,
             # fetch (issue 18): same- and cross-origin redirects, a large body, a dropped
             # connection, and an echo of what the client sent.
             "/redirect": self._redirect,
@@ -737,7 +758,8 @@ class Handler(BaseHTTPRequestHandler):
             st.devices[device_code] = {"polls": 0, "last_done": None, "interval": interval,
                                        "deadline": time.time() + expires_in, "client_id": params.get("client_id"),
                                        "scope": params.get("scope", "openid"),
-                                       "challenge": params.get("code_challenge")}
+                                       "challenge": params.get("code_challenge"),
+                                       "acr_values": params.get("acr_values"), "max_age": params.get("max_age")}
         uri = k.get("verification_uri", st.base() + "/device")
         body = {"device_code": device_code, "user_code": user_code, k.get("uri_field", "verification_uri"): uri}
         if k.get("complete", True):
@@ -779,12 +801,19 @@ class Handler(BaseHTTPRequestHandler):
             st.access_tokens[access] = subject
             if bound:
                 st.access_jkt[access] = jkt
+            if self._acr(grant):
+                st.access_acr[access] = self._acr(grant)
         body = {"access_token": access, "token_type": "DPoP" if bound else k.get("token_type", "Bearer"),
                 "expires_in": st.args.at_ttl, "refresh_token": refresh, "scope": grant.get("scope", "openid")}
         if with_id_token and k.get("id_token", True):
             sub = k.get("refresh_id_token_sub") if on_refresh else None
             body["id_token"] = self._id_token(grant, access, sub=sub)
         return body
+
+    def _acr(self, grant: dict):
+        """The acr of a sign-in: the scenario's answer, else the first value asked for."""
+        asked = (grant.get("acr_values") or "").split()
+        return self.state.k.get("acr_answer", asked[0]) if asked else None
 
     def _id_token(self, grant: dict, access_token: str, sub=None) -> str:
         st, k = self.state, self.state.k
@@ -796,6 +825,10 @@ class Handler(BaseHTTPRequestHandler):
                   "name": "Scripted User"}
         if grant.get("nonce"):
             claims["nonce"] = grant["nonce"]
+        if self._acr(grant):
+            claims["acr"] = self._acr(grant)
+        if grant.get("acr_values") or grant.get("max_age"):
+            claims["auth_time"] = now - 5
         if grant.get("auth_req_id"):
             claims["urn:openid:params:jwt:claim:auth_req_id"] = grant["auth_req_id"]
         header = {"alg": key.alg, "kid": key.kid, "typ": "JWT"}
@@ -949,7 +982,8 @@ class Handler(BaseHTTPRequestHandler):
                 dev["used"], reused = True, False
         if reused:
             return finish(400, "invalid_grant", "device_code-reused")
-        grant = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": self._dpop_jkt}
+        grant = {"client_id": dev["client_id"], "scope": dev["scope"], "jkt": self._dpop_jkt,
+                 "acr_values": dev.get("acr_values"), "max_age": dev.get("max_age")}
         if dev.get("auth_req_id"):
             grant["auth_req_id"] = "someone-elses-request" if k.get("ciba_auth_req_id_swap") else dev["auth_req_id"]
         finish(200, self._tokens(grant, with_id_token=True), "token-issued")
@@ -1027,7 +1061,8 @@ class Handler(BaseHTTPRequestHandler):
         with st.lock:
             st.codes[code] = {"client_id": params.get("client_id"), "scope": params.get("scope", "openid"),
                               "nonce": params.get("nonce"), "challenge": params.get("code_challenge"),
-                              "redirect_uri": redirect, "dpop_jkt": params.get("dpop_jkt")}
+                              "redirect_uri": redirect, "dpop_jkt": params.get("dpop_jkt"),
+                              "acr_values": params.get("acr_values"), "max_age": params.get("max_age")}
         query = urllib.parse.urlencode({"code": code, "state": params.get("state", ""), "iss": st.issuer})
         self._send(302, b"", "text/plain", {"Location": redirect + ("&" if "?" in redirect else "?") + query})
         self._record(params, 302, "authorize")
@@ -1200,6 +1235,45 @@ class Handler(BaseHTTPRequestHandler):
             return self._record(params, 401, "resource-rejected", resource_call=call, reason=why)
         self._json(200, {"resource": "scripted", "subject": subject})
         self._record(params, 200, "resource", resource_call=call, subject=subject)
+
+    def _prm_resource(self, params):
+        """A resource that names its metadata on every 401 (RFC 9728 §5.1), as the mcp SDK does."""
+        st, k = self.state, self.state.k
+        location = k.get("prm_location", st.base() + "/.well-known/oauth-protected-resource/prm-resource")
+        subject = self._bearer_subject()
+        if subject is None:
+            challenge = 'Bearer error="invalid_token", error_description="Authentication required", resource_metadata="%s"' % location
+            self._send(401, b'{"error":"invalid_token"}', headers={"WWW-Authenticate": challenge})
+            return self._record(params, 401, "prm-unauthenticated")
+        self._json(200, {"resource": "prm", "subject": subject})
+        self._record(params, 200, "prm-resource", subject=subject)
+
+    def _prm_metadata(self, params):
+        st, k = self.state, self.state.k
+        fill = lambda v: v.replace("{issuer}", st.issuer).replace("{base}", st.base())
+        body = {"resource": fill(k.get("prm_resource", "{base}/prm-resource")),
+                "authorization_servers": [fill(v) for v in k.get("prm_servers", ["{issuer}/"])],
+                "scopes_supported": ["profile"], "bearer_methods_supported": ["header"], "resource_name": "Scripted\x1b[2J API"}
+        self._json(200, body)
+        self._record(params, 200, "prm-metadata")
+
+    def _step_up(self, params):
+        """RFC 9470 §3: 401 insufficient_user_authentication until the token's sign-in said acr mfa."""
+        st, k = self.state, self.state.k
+        scheme, _, credential = (self.headers.get("Authorization") or "").partition(" ")
+        with st.lock:
+            subject = st.access_tokens.get(credential)
+            acr = st.access_acr.get(credential)
+        if subject is None:
+            self._send(401, b'{"error":"invalid_token"}', headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            return self._record(params, 401, "step-up-unauthenticated")
+        if acr != "mfa" or k.get("step_up_always"):
+            challenge = 'Bearer error="insufficient_user_authentication", error_description="A stronger sign-in is required", ' \
+                        'acr_values="mfa", max_age=300'
+            self._send(401, b'{"error":"insufficient_user_authentication"}', headers={"WWW-Authenticate": challenge})
+            return self._record(params, 401, "step-up-challenge", acr=acr)
+        self._json(200, {"resource": "step-up", "subject": subject, "acr": acr})
+        self._record(params, 200, "step-up", acr=acr)
 
     def _method(self, params):
         """Any method, case kept: a DPoP-bound token needs a proof whose `htm` is exactly the

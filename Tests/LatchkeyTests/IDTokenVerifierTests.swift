@@ -337,3 +337,45 @@ final class Flag: @unchecked Sendable {
         set { lock.run { v = newValue } }
     }
 }
+
+/// OIDC Core §3.1.2.1, §2: what the sign-in asked of the authentication, checked on the ID token.
+@Suite struct AuthenticationRequirementVerifierTests {
+    let clock = VirtualClock()
+
+    func verify(_ extra: [(String, JSONValue)], asked: AuthenticationRequirement) async throws -> VerifiedIDToken {
+        let idp = try TestIssuer()
+        var c = IDTokenVerifier.Configuration(issuer: TestIssuer.issuer, clientID: TestIssuer.clientID, allowedAlgorithms: [.es256, .rs256])
+        c.authentication = asked
+        let token = try idp.sign(TestIssuer.claims(now: clock.now(), extra: extra))
+        return try await IDTokenVerifier(configuration: c, keySet: try idp.keySet(), time: clock).verify(token)
+    }
+
+    func refusal(_ extra: [(String, JSONValue)], asked: AuthenticationRequirement) async -> IDTokenError? {
+        do {
+            _ = try await verify(extra, asked: asked)
+            return nil
+        } catch {
+            guard let error = error as? LatchkeyError, case .verification(let e) = error else { return nil }
+            return e
+        }
+    }
+
+    @Test func acrMustBeOneOfThoseAsked() async throws {
+        let asked = AuthenticationRequirement(acrValues: ["mfa", "hwk"])
+        _ = try await verify([("acr", "hwk")], asked: asked)
+        #expect(await refusal([("acr", "pwd")], asked: asked) == .authenticationContext(expected: ["mfa", "hwk"], got: "pwd"))
+        #expect(await refusal([], asked: asked) == .authenticationContext(expected: ["mfa", "hwk"], got: nil))
+        // Nothing asked, nothing checked.
+        _ = try await verify([("acr", "pwd")], asked: AuthenticationRequirement())
+    }
+
+    @Test func maxAgeNeedsARecentAuthTime() async throws {
+        let now = Int64(clock.now().timeIntervalSince1970)
+        let asked = AuthenticationRequirement(maxAge: 300)
+        _ = try await verify([("auth_time", .integer(now - 300 - 59))], asked: asked)
+        #expect(await refusal([], asked: asked) == .missingClaim("auth_time"))
+        #expect(
+            await refusal([("auth_time", .integer(now - 300 - 61))], asked: asked)
+                == .authenticationTooOld(authTime: now - 361, maxAge: 300, now: now))
+    }
+}

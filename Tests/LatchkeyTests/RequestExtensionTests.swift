@@ -52,6 +52,18 @@ import Testing
         #expect(form.filter { $0.0 == "client_id" }.count == 1)
     }
 
+    @Test func theDeviceRequestCarriesTheSignInsAuthenticationRequirement() async throws {
+        var c = testConfiguration()
+        c.extraParameters = [RequestParameter(name: "max_age", value: "9")!]
+        let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice)])
+        var client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
+        client.authentication = AuthenticationRequirement(acrValues: ["mfa"], maxAge: 300)
+        _ = try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).start()
+        let form = FormURLEncoding.decode(String(decoding: t.sent[0].request.body, as: UTF8.self))
+        #expect(form.filter { $0.0 == "acr_values" }.map(\.1) == ["mfa"])
+        #expect(form.filter { $0.0 == "max_age" }.map(\.1) == ["300"], "the sign-in's max_age replaces the profile's")
+    }
+
     @Test func everyTokenRequestCarriesTheResourcesButNotTheExtras() async throws {
         var c = testConfiguration()
         c.resources = ["https://api.example/a"]

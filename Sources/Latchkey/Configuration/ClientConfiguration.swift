@@ -146,6 +146,14 @@ public struct ClientConfiguration: Sendable, Equatable {
     /// What the client adds to every request that starts an authorization (authorization or
     /// pushed, device authorization, CIBA): the `resource` indicators, then the extra parameters.
     public var authorizationRequestExtensions: [(String, String)] {
-        ResourceIndicator.parameters(resources) + RequestParameter.pairs(extraParameters)
+        authorizationRequestExtensions(asking: AuthenticationRequirement())
+    }
+
+    /// `authorizationRequestExtensions`, then one sign-in's `acr_values` and `max_age` (which
+    /// replace extra parameters of the same name).
+    public func authorizationRequestExtensions(asking authentication: AuthenticationRequirement) -> [(String, String)] {
+        let owned = authentication.parameterNames
+        let extra = owned.isEmpty ? extraParameters : extraParameters.filter { !owned.contains($0.name) }
+        return ResourceIndicator.parameters(resources) + RequestParameter.pairs(extra) + authentication.parameters
     }
 }

@@ -9,6 +9,10 @@ import LatchkeyHTTP
 /// A DPoP-bound token (RFC 9449 §7) goes as `Authorization: DPoP …` with a fresh proof carrying
 /// `ath` on every request (each redirect hop too); a `401 … error="use_dpop_nonce"` is retried once
 /// with the server's `DPoP-Nonce`, and a second one is a protocol violation.
+///
+/// A `401 … error="insufficient_user_authentication"` (RFC 9470 §3) is not a refusal of the token
+/// that a refresh can fix: it is handed back as it is, and `stepUp(in:)` reads what it asks for,
+/// so the caller decides whether to sign in again (a refresh would bring the same authentication).
 public struct AuthorizedTransport: HTTPTransport {
     /// The transport underneath.
     public let base: any HTTPTransport
@@ -55,6 +59,13 @@ public struct AuthorizedTransport: HTTPTransport {
             renew: {
                 token = try await source.token(replacing: token)
             }, refusal: { $0 })
+    }
+
+    /// What a `401 … error="insufficient_user_authentication"` answer asks of the sign-in (RFC
+    /// 9470 §3), or nil for any other answer.
+    public static func stepUp(in response: HTTPResponse) -> StepUpRequirement? {
+        guard response.status == 401 else { return nil }
+        return ResourceChallenge(wwwAuthenticate: response.header("WWW-Authenticate"))?.stepUp
     }
 
     /// `401 … error="invalid_token"` in the token's own scheme (RFC 6750 §3.1).

@@ -12,12 +12,15 @@ extension Session {
     /// sign-in (the CLI's profile file) as one unit with the tokens: under the store's lock, after
     /// the old session is deleted and before the new one is saved (docs/architecture.md, "A
     /// sign-in saves two files"), so a crash never leaves tokens the record does not describe.
+    /// `authentication` asks for `acr_values`/`max_age` on the flow's
+    /// request and is checked on the ID token (a step-up after RFC 9470's challenge).
     @discardableResult
     public func signIn(
         flow: LoginFlow = .device, metadata: ProviderMetadata? = nil, timeout: Double? = nil,
         offlineAccess: OfflineAccessPolicy = .warn,
         pasteReader: (@Sendable () async throws -> String?)? = nil,
         backchannel: BackchannelAuthenticationRequest? = nil,
+        authentication: AuthenticationRequirement = AuthenticationRequirement(),
         alongside: (@Sendable (StoredSession) throws -> Void)? = nil,
         events: @escaping LoginEventHandler = { _ in }
     ) async throws(LatchkeyError) -> StoredSession {
@@ -35,7 +38,9 @@ extension Session {
         let meta = try await signInMetadata(metadata)
         // The rules that need the metadata (PAR, DPoP for offline access), before anything else is sent.
         if let problem = configuration.problems(for: flow, given: materials, metadata: meta).first { throw .configuration(problem) }
-        let client = try signInClient(flow: flow, metadata: meta, identity: identity, offlineAccess: offlineAccess)
+        let client = try signInClient(
+            flow: flow, metadata: meta, identity: identity, offlineAccess: offlineAccess, authentication: authentication)
+        let asked = client.authentication
         let grant = try await run(
             flow, client: client, timeout: timeout, pasteReader: pasteReader, backchannel: backchannel,
             events: events)
@@ -48,7 +53,10 @@ extension Session {
         if !flow.isRepeatedGrant, let idToken = grant.response.idToken {
             verified = try await verification.verify(
                 idToken, from: meta, skew: skew, nonce: grant.nonce,
-                accessToken: grant.response.accessToken, authRequestID: grant.authRequestID)
+                accessToken: grant.response.accessToken, authRequestID: grant.authRequestID, authentication: asked)
+        } else if flow != .clientCredentials, !asked.isEmpty {
+            // What was asked of the authentication is answered in the ID token only.
+            throw .verification(.missingClaim(asked.acrValues.isEmpty ? "auth_time" : "acr"))
         }
         let session = storedSession(
             flow: flow, response: grant.response, verified: verified, assertionSubject: grant.subject, metadata: meta,
@@ -89,13 +97,14 @@ extension Session {
     /// endpoints stay known (an endpoint `aud` names them).
     private func signInClient(
         flow: LoginFlow, metadata: ProviderMetadata, identity: TLSClientIdentity?,
-        offlineAccess: OfflineAccessPolicy
+        offlineAccess: OfflineAccessPolicy, authentication: AuthenticationRequirement
     ) throws(LatchkeyError) -> TokenClient {
         let dpopKey = configuration.dpop.uses(metadata) ? try DPoPKey(random: random) : nil
         if let dpopKey { keys.remember(dpopKey) }
         var client = TokenClient(
             configuration: configuration, metadata: metadata,
             binding: try makeBinding(identity: identity).proving(with: dpopKey))
+        client.authentication = authentication
         let offline = !flow.isRepeatedGrant && OfflineAccessPolicy.applies(to: configuration)
         if offline && offlineAccess == .requireDPoP { client.requiresBinding = true }
         return client

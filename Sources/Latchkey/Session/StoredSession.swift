@@ -53,3 +53,20 @@ public struct StoredSession: Sendable, Equatable {
         self.dpop = dpop
     }
 }
+
+extension StoredSession {
+    /// The verified ID token's `acr` (OIDC Core §2), when it has one: how strongly the person
+    /// authenticated, which a resource's step-up challenge (RFC 9470) asks about.
+    public var authenticationContext: String? { idTokenClaim("acr")?.stringValue }
+
+    /// The verified ID token's `auth_time`, when it has one: when the person last authenticated.
+    public var authenticationTime: Timestamp? {
+        guard let seconds = idTokenClaim("auth_time")?.doubleValue, seconds.isFinite else { return nil }
+        return Timestamp(timeIntervalSince1970: seconds)
+    }
+
+    private func idTokenClaim(_ name: String) -> JSONValue? {
+        guard let text = idTokenClaimsJSON, let object = try? JSONParser().parseObject(Array(text.utf8)) else { return nil }
+        return object[name]
+    }
+}

@@ -15,6 +15,16 @@ struct TokenClient: Sendable {
     /// True refuses a `Bearer` answer to a DPoP proof: `DPoPMode.always`, or a bound session
     /// refreshing (its refresh token stays bound).
     public var requiresBinding: Bool
+    /// What this sign-in asks of the person's authentication (`acr_values`, `max_age`): sent on
+    /// the request that starts the authorization and checked on its ID token. Per sign-in, never
+    /// stored with the profile's settings and never checked on refresh.
+    var authentication = AuthenticationRequirement()
+
+    /// What the client adds to the request that starts an authorization: the configuration's
+    /// extensions and `authentication`'s parameters.
+    var authorizationRequestExtensions: [(String, String)] {
+        configuration.authorizationRequestExtensions(asking: authentication)
+    }
 
     /// Makes a client whose requests carry `binding`.
     init(configuration: ClientConfiguration, metadata: ProviderMetadata, binding: SessionBinding) {

@@ -31,6 +31,10 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The provider's `Date` shows the local clock off by more than `ClockSkew.maxShift`
     /// (`seconds`: provider minus local), too far for its times to be judged.
     case clockOffsetTooLarge(seconds: Int64)
+    /// The sign-in asked for `acr_values` and the token's `acr` is none of them (nil: no `acr`).
+    case authenticationContext(expected: [String], got: String?)
+    /// The sign-in sent `max_age` and the token's `auth_time` is older than that plus the leeway.
+    case authenticationTooOld(authTime: Int64, maxAge: Int, now: Int64)
 
     /// One line saying what was expected and what was got.
     public var description: String {
@@ -48,6 +52,11 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noAllowedAlgorithm(let adv): return "no allowed signing algorithm among those advertised (\(adv.joined(separator: ", ")))"
         case .authRequestIDMismatch: return "ID token auth_req_id claim does not match the authentication request"
         case .refreshMismatch(let c, let e, let g): return "refreshed ID token changed \"\(c)\": expected \"\(e)\" got \"\(g)\""
+        case .authenticationContext(let expected, let got):
+            return "ID token acr is " + (got.map { "\"\($0)\"" } ?? "missing") + ", expected one of "
+                + expected.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .authenticationTooOld(let authTime, let maxAge, let now):
+            return "ID token auth_time \(authTime) is more than max_age \(maxAge) s ago (now \(now))"
         case .clockOffsetTooLarge(let seconds):
             return "the local clock is \(seconds.magnitude) s \(seconds > 0 ? "behind" : "ahead of") the provider's, more than 24 h:"
                 + " ID token times cannot be judged; set the clock (NTP) and try again"

@@ -14,14 +14,17 @@ struct IDTokenVerification: Sendable {
 
     /// Verifies `idToken` from the provider `metadata` describes, sent in an answer whose `Date`
     /// was `skew` seconds off the local clock; `nonce`, `accessToken` (`at_hash`) and
-    /// `authRequestID` (CIBA's `urn:openid:params:jwt:claim:auth_req_id`) as the flow knows them.
+    /// `authRequestID` (CIBA's `urn:openid:params:jwt:claim:auth_req_id`) as the flow knows them;
+    /// `authentication`: what the sign-in asked for (`acr_values`, `max_age`), checked on the token.
     func verify(
         _ idToken: String, from metadata: ProviderMetadata, skew: Double?, nonce: String? = nil,
-        accessToken: String?, authRequestID: String? = nil
+        accessToken: String?, authRequestID: String? = nil,
+        authentication: AuthenticationRequirement = AuthenticationRequirement()
     ) async throws(LatchkeyError) -> VerifiedIDToken {
         try ClockSkew.check(skew)
         let judge = ClockSkew.timeSource(time, skew: skew, leeway: configuration.leeway)
-        return try await verifier(for: metadata, time: judge)
-            .verify(idToken, nonce: nonce, accessToken: accessToken, authRequestID: authRequestID)
+        var verifier = try verifier(for: metadata, time: judge)
+        verifier.configuration.authentication = authentication
+        return try await verifier.verify(idToken, nonce: nonce, accessToken: accessToken, authRequestID: authRequestID)
     }
 }

@@ -42,6 +42,10 @@ package struct IDTokenVerifier: Sendable {
         public var skipExpiryCheck: Bool
         /// The claims the token must carry: an ID token's, or only those checked.
         public var kind: TokenKind
+        /// What the sign-in asked of the authentication (OIDC Core §3.1.2.1, §2): with `acr_values`
+        /// the token's `acr` must be one of them; with `max_age` its `auth_time` must be present and
+        /// no older than `max_age` plus the leeway. Empty: nothing asked, nothing checked.
+        public var authentication = AuthenticationRequirement()
 
         /// Safe defaults: every check on, 60 s leeway, an ID token.
         public init(
@@ -64,7 +68,7 @@ package struct IDTokenVerifier: Sendable {
     }
 
     /// What is checked.
-    public let configuration: Configuration
+    public var configuration: Configuration
     /// Where keys come from.
     public let keySet: any KeySet
     let time: any TimeSource
@@ -163,6 +167,7 @@ package struct IDTokenVerifier: Sendable {
             guard claims.issuedAt != nil else { throw .verification(.missingClaim("iat")) }
         }
         if !c.skipExpiryCheck { try checkTimes(claims) }
+        try checkAuthentication(claims)
         if let nonce {
             guard let got = claims.nonce, ConstantTime.equals(Array(got.utf8), Array(nonce.utf8)) else {
                 throw .verification(.nonceMismatch)
@@ -198,6 +203,26 @@ package struct IDTokenVerifier: Sendable {
         // RFC 7519 §4.1.5: a JWT must not be accepted before its nbf (OIDC does not require the claim).
         if let nbf = claims.notBefore, now < Self.numericDate(claims, "nbf", nbf) - c.leeway {
             throw .verification(.notYetValid(nbf: nbf, now: nowSeconds))
+        }
+    }
+
+    /// The `acr` and `auth_time` rules when the sign-in asked for them (OIDC Core §3.1.2.1: a
+    /// provider may answer with another `acr` than asked, so the client checks; §2: `auth_time` is
+    /// required when `max_age` was sent).
+    func checkAuthentication(_ claims: JWTClaims) throws(LatchkeyError) {
+        let asked = configuration.authentication
+        if !asked.acrValues.isEmpty {
+            let got = claims.json["acr"]?.stringValue
+            guard let got, asked.acrValues.contains(got) else {
+                throw .verification(.authenticationContext(expected: asked.acrValues, got: got))
+            }
+        }
+        if let maxAge = asked.maxAge {
+            guard let authTime = claims.authTime else { throw .verification(.missingClaim("auth_time")) }
+            let now = time.now().timeIntervalSince1970
+            guard now - Self.numericDate(claims, "auth_time", authTime) <= Double(maxAge) + configuration.leeway else {
+                throw .verification(.authenticationTooOld(authTime: authTime, maxAge: maxAge, now: Int64(now.rounded(.down))))
+            }
         }
     }
 

@@ -110,6 +110,19 @@ enum CommandCatalog {
                 default: "auto"),
             .value("resource", "URI", help: "RFC 8707 resource indicator (repeatable); remembered", default: "none"),
             .value(
+                "resource-url", "URL",
+                help:
+                    "read the resource's metadata (RFC 9728) for the issuer, the resource indicator and the scopes; several issuers: --issuer chooses",
+                default: "none"),
+            .value(
+                "acr-values", "'A B'",
+                help: "ask for these authentication context classes; the ID token's acr must be one of them (else exit 8)",
+                default: "none"),
+            .value(
+                "max-age", "SECONDS",
+                help: "ask for an authentication no older than SECONDS; the ID token's auth_time must show it (else exit 8)",
+                default: "none"),
+            .value(
                 "param", "NAME=VALUE",
                 help: "extra authorization/device request parameter (repeatable; not a protocol-owned name); remembered",
                 default: "none"),
@@ -158,6 +171,7 @@ enum CommandCatalog {
                     "issuer", "client-id", "scope", "flow", "resource", "param", "key-source",
                     "passphrase-file", "timeout"
                 ]),
+            OptionGroup(title: "Resource and authentication strength", keys: ["resource-url", "acr-values", "max-age"]),
             OptionGroup(title: "Device flow", keys: ["pkce", "qr", "no-qr"]),
             OptionGroup(title: "Browser and paste flows", keys: ["redirect-uri", "par", "open"]),
             OptionGroup(title: "CIBA", keys: ["login-hint", "binding-message"]),
@@ -356,7 +370,11 @@ enum CommandCatalog {
             writes the response body to stdout. A 401 invalid_token refreshes once and retries once; a
             use_dpop_nonce answer is retried once. Redirects are followed within the same origin only
             (at most 3); the token never goes to another origin. Exit 0 for a final status below 400,
-            10 at 400 and above (the body is still printed). Bodies up to 64 MiB.
+            10 at 400 and above (the body is still printed). Bodies up to 64 MiB. Without a session
+            the request goes without a token; a 401 naming the resource's metadata (RFC 9728) exits 3
+            with the issuer it trusts and the login to run, and a step-up challenge (RFC 9470,
+            insufficient_user_authentication) exits 3 with what it asks. --sign-in runs that sign-in
+            itself (its events on stderr) and retries once; a second step-up challenge is exit 10.
             """,
         argumentsUsage: "URL", maxPositionals: 1,
         options: [
@@ -378,6 +396,16 @@ enum CommandCatalog {
                 default: "none"),
             .value("exchange-resource", "URI", help: "with --exchange-audience: the resource to ask for (repeatable)", default: "none"),
             .value("exchange-scope", "S", help: "with --exchange-audience: the scope to ask for", default: "the server's"),
+            .flag(
+                "sign-in",
+                help: "sign in when the resource asks (its metadata's issuer, or a step-up), then retry once; never otherwise",
+                default: "off"),
+            .value("client-id", "ID", help: "--sign-in: the client to sign in with", default: "the profile's"),
+            .value("issuer", "URL", help: "--sign-in: which of several issuers the resource names", default: "none"),
+            .value(
+                "flow", "device|browser|paste|ciba", help: "--sign-in: how to sign in (the events go to stderr)",
+                default: "device"),
+            .value("timeout", "SECONDS", help: "--sign-in: give up waiting after SECONDS", default: "the server's expiry"),
             clientSecretFile,
             passphraseFile
         ])

@@ -6,6 +6,17 @@ import LatchkeyCrypto
 /// events on stdout.
 enum LoginCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
+        var context = context
+        let authentication = try authenticationRequirement(context.arguments)
+        if let text = context.arguments.string("resource-url") {
+            context = try await ResourceSignIn.resolving(context, resourceURL: text, command: "login")
+        }
+        return try await perform(context, authentication: authentication)
+    }
+
+    /// Signs in as the command line (perhaps completed by `ResourceSignIn`) says, asking
+    /// `authentication` of the person's sign-in; `fetch --sign-in` comes here too.
+    static func perform(_ context: CommandContext, authentication: AuthenticationRequirement) async throws -> Int32 {
         let args = context.arguments
         let flow = LoginFlow(rawValue: try args.choice("flow", LoginFlow.allCases.map(\.rawValue), default: "device"))!
         let wantsQR = args.has("qr") && (!args.has("no-qr") || args.isLater("qr", than: "no-qr"))
@@ -29,7 +40,8 @@ enum LoginCommand {
         // The image of a code is never left behind: success, failure and SIGINT all come through here.
         defer { qrFile?.remove() }
         do {
-            return try await signIn(context, flow: flow, presenter: presenter, backchannel: backchannel)
+            return try await signIn(
+                context, flow: flow, presenter: presenter, backchannel: backchannel, authentication: authentication)
         } catch {
             presenter.failed(FailureReport(error))
             throw error
@@ -60,7 +72,7 @@ enum LoginCommand {
 
     static func signIn(
         _ context: CommandContext, flow: LoginFlow, presenter: LoginPresenter,
-        backchannel: BackchannelAuthenticationRequest?
+        backchannel: BackchannelAuthenticationRequest?, authentication: AuthenticationRequirement
     ) async throws -> Int32 {
         let access = ProfileAccess(context)
         let existing = try access.profiles.load(access.profile)
@@ -106,10 +118,30 @@ enum LoginCommand {
             try await session.signIn(
                 flow: flow, timeout: timeout, offlineAccess: offlineAccessPolicy(context.arguments),
                 pasteReader: flow == .paste ? pasteReader : nil,
-                backchannel: backchannel, alongside: saveProfile,
+                backchannel: backchannel, authentication: authentication, alongside: saveProfile,
                 events: { presenter.handle($0) })
         }
         return 0
+    }
+
+    /// `--acr-values "A B"` and `--max-age N` (OIDC Core §3.1.2.1) as the library's requirement.
+    static func authenticationRequirement(_ args: ParsedArguments) throws -> AuthenticationRequirement {
+        var requirement = AuthenticationRequirement()
+        if let text = args.string("acr-values") {
+            let values = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            guard !values.isEmpty, values.allSatisfy({ $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } }) else {
+                throw UsageError("--acr-values needs space-separated values of printable ASCII", command: "login")
+            }
+            requirement.acrValues = values
+        }
+        if args.has("max-age") {
+            let n = try args.nonNegativeInteger("max-age", default: 0)
+            guard n <= ResourceChallenge.maxMaxAge else {
+                throw UsageError("--max-age must be at most \(ResourceChallenge.maxMaxAge) seconds", command: "login")
+            }
+            requirement.maxAge = n
+        }
+        return requirement
     }
 
     /// `--require-dpop-for-offline-access` as the library's policy.

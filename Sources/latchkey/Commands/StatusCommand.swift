@@ -56,6 +56,9 @@ enum StatusCommand {
         o["client_id"] = (session?.clientID ?? settings?.client.clientID).map(JSONValue.string) ?? .null
         o["subject"] = session?.subject.map(JSONValue.string) ?? .null
         o["scope"] = session?.token.scope.map(JSONValue.string) ?? .null
+        // When the ID token has them (OIDC Core §2): what a resource's step-up asks about.
+        if let acr = session?.authenticationContext { o["acr"] = .string(acr) }
+        if let authTime = session?.authenticationTime { o["auth_time"] = .string(RFC3339.format(authTime)) }
         o["access_token_expires_at"] = session?.token.expiresAt.map { .string(RFC3339.format($0)) } ?? .null
         o["access_token_valid"] = .bool(session?.token.isValid(at: now) ?? false)
         o["refresh_token"] = .bool(session?.token.refreshToken != nil)
@@ -100,6 +103,8 @@ enum StatusCommand {
         }
         if let session {
             rows.append(("subject", session.subject ?? "(none: no ID token)"))
+            if let acr = session.authenticationContext { rows.append(("acr", acr)) }
+            if let authTime = session.authenticationTime { rows.append(("auth_time", RFC3339.format(authTime))) }
             if let expiresAt = session.token.expiresAt {
                 let left = expiresAt.timeIntervalSince(now)
                 rows.append(

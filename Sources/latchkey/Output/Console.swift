@@ -12,6 +12,8 @@ struct Console: Sendable {
     let colour: Bool
     /// `--quiet`: only errors reach stderr.
     let quiet: Bool
+    /// Where data goes: stdout, or stderr while `fetch --sign-in` signs in (stdout is the response's).
+    private(set) var dataDescriptor: Int32 = 1
 
     /// Inspects the real descriptors and the environment.
     init(environment: ProcessEnvironment, quiet: Bool) {
@@ -23,10 +25,18 @@ struct Console: Sendable {
     }
 
     /// Writes data to stdout.
-    func out(_ text: String) { Console.write(1, text) }
+    func out(_ text: String) { Console.write(dataDescriptor, text) }
 
     /// Writes a line of data to stdout.
-    func outLine(_ text: String) { Console.write(1, text + "\n") }
+    func outLine(_ text: String) { Console.write(dataDescriptor, text + "\n") }
+
+    /// The same console with data (JSON events) written to stderr, so stdout carries only what
+    /// another command writes there.
+    var dataOnStderr: Console {
+        var copy = self
+        copy.dataDescriptor = 2
+        return copy
+    }
 
     /// Writes people-facing text to stderr, unless `--quiet`.
     func info(_ text: String) { if !quiet { Console.write(2, text) } }

@@ -132,6 +132,9 @@ struct FailureReport: Sendable {
         case .clientCertificate(.refused):
             return "check that the provider trusts the certificate's CA and registers its subject for this client"
         case .issuerMismatch: return "pass the issuer exactly as the provider spells it"
+        case .resourceMetadata(.otherOrigin):
+            return "a resource's 401 may name metadata on its own origin only; ask its operator, or log in with --issuer"
+        case .resourceMetadata: return "the resource's metadata (RFC 9728) cannot be used; log in with --issuer and --resource instead"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
         case .storage: return "check the state directory, its permissions and the key source"
         case .configuration, .cancelled: return nil

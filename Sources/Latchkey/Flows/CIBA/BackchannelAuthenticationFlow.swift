@@ -63,7 +63,7 @@ struct BackchannelAuthenticationFlow: Sendable {
         if !client.configuration.scopes.isEmpty { form.append(("scope", client.configuration.scopeString)) }
         form += request.form
         // RFC 8707 resources and the profile's extra parameters, as on the device and code flows.
-        form += client.configuration.authorizationRequestExtensions
+        form += client.authorizationRequestExtensions
         var bounded = client
         if let cap {
             let left = cap.timeIntervalSince(time.now())

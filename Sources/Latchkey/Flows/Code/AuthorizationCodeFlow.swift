@@ -95,7 +95,7 @@ struct AuthorizationCodeFlow: Sendable {
         {
             params.append(("prompt", "consent"))
         }
-        params += client.configuration.authorizationRequestExtensions
+        params += client.authorizationRequestExtensions
         return (params, state, nonce, pkce)
     }
 

@@ -58,7 +58,7 @@ struct DeviceAuthorizationFlow: Sendable {
             params.append(("code_challenge", pair.challenge))
             params.append(("code_challenge_method", "S256"))
         }
-        params += client.configuration.authorizationRequestExtensions
+        params += client.authorizationRequestExtensions
         let request = ProviderRequest(role: .deviceAuthorization, url: url, form: params)
         // A transient failure is retried twice (TransientFailure, 1 s then 2 s apart or the server's
         // Retry-After): a second request only makes another device code, and the unused one simply
