@@ -22,7 +22,7 @@ public actor Session: TokenSource {
     /// The JWT bearer grant's assertion (RFC 7523 §2.1), read at each sign-in and renewal.
     let assertion: CredentialFile?
     /// What the session did on its own (refused or unsaved nonces), for a program's `-v`.
-    public nonisolated let notes: SessionNotes
+    package nonisolated let notes: SessionNotes
     let nonces: ServerNonces
     /// The resource origins whose nonce this process has written to the token file: a nonce is
     /// saved when it answered a `use_dpop_nonce` challenge, else once per origin per process, so a

@@ -12,7 +12,8 @@
 #     AuthorizedTransport must refresh exactly once and call again (the server log must show one
 #     refresh and two resource calls).
 # First it checks that every ```swift block of docs/library.md is one of the example's files
-# (check-library-snippets.sh). Env: SCRATCH (parent of the reused work folder `library-user`;
+# (check-library-snippets.sh), and that the public type counts are docs/library.md's and the core
+# is within its budget (public-api-count.sh --check). Env: SCRATCH (parent of the reused work folder `library-user`;
 # default <root>/.build), PYTHON (with `cryptography`; default python3), CI (true: a missing
 # requirement fails, never skips). Uncommitted changes are not in the clone: commit first.
 set -uo pipefail
@@ -39,6 +40,8 @@ fail() { echo "FAIL: $*"; failures+=("$*"); }
 
 echo "--- docs/library.md snippets"
 "$ROOT/Tests/Examples/check-library-snippets.sh" || fail "docs/library.md snippets (above)"
+echo "--- public types against docs/library.md and the core's budget"
+"$ROOT/Tests/Examples/public-api-count.sh" --check || fail "public type counts (above)"
 
 if ! "$PY" -c "import cryptography" 2>/dev/null; then
   if [ "${CI:-}" = true ]; then echo "FAIL: $PY has no cryptography module (scripted_idp.py needs it)"; exit 1; fi

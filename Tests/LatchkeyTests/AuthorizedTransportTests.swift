@@ -29,11 +29,15 @@ import Testing
         let transport = AuthorizedTransport(base: base, source: source, allowed: [Self.api])
         _ = try await transport.send(HTTPRequest(url: HTTPURL(string: "https://api.example/other?q=1")!))
         #expect(base.sent[0].header("Authorization") == "Bearer tok-1")
-        await #expect(throws: AuthorizedTransportError.originNotAllowed("https://evil.example")) {
+        let refused = await #expect(throws: LatchkeyError.self) {
             _ = try await transport.send(HTTPRequest(url: HTTPURL(string: "https://evil.example/v1/me")!))
         }
+        guard case .configuration(.tokenOriginNotAllowed("https://evil.example")) = refused else {
+            Issue.record("refused with \(String(describing: refused))")
+            return
+        }
         // Another port is another origin.
-        await #expect(throws: AuthorizedTransportError.self) {
+        await #expect(throws: LatchkeyError.self) {
             _ = try await transport.send(HTTPRequest(url: HTTPURL(string: "https://api.example:8443/v1/me")!))
         }
         #expect(base.sent.count == 1)

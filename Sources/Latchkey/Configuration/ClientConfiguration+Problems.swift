@@ -8,7 +8,7 @@ extension ClientConfiguration {
     /// configuration's addresses, then the client's authentication, then the flow's inputs).
     /// Without `metadata` only what the configuration alone decides; with the provider's metadata
     /// also the rules that depend on it (PAR, DPoP for offline access).
-    public func problems(
+    package func problems(
         for flow: LoginFlow, given materials: SignInMaterials,
         metadata: ProviderMetadata? = nil
     ) -> [ConfigurationProblem] {

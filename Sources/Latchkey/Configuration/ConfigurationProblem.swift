@@ -55,6 +55,9 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// A token exchange asked for the session's refresh or ID token as its subject, and the
     /// session holds none (`kind`: `refresh_token` or `id_token`).
     case missingSubjectToken(kind: String)
+    /// A resource request went to an origin the access token may not go to
+    /// (`AuthorizedTransport`'s allowed origins); nothing was sent and no token was read.
+    case tokenOriginNotAllowed(origin: String)
 
     /// For `discoveryURLAsIssuer`, the issuer the given URL stands for.
     public var issuerMeant: String? {
@@ -89,6 +92,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
             return "\(member) \(url) is not an https URL (http is allowed for loopback only)"
         case .invalidBackchannelRequest(let reason): return reason
         case .missingSubjectToken(let kind): return "the session holds no \(kind) to exchange"
+        case .tokenOriginNotAllowed(let origin): return "not sending the access token to \(origin): not an allowed origin"
         case .missingClientKey: return "private_key_jwt needs the client's private key"
         case .missingAssertion: return "the JWT bearer grant needs an assertion file"
         case .clientKeyDoesNotFitAlgorithm(let algorithm, let key):

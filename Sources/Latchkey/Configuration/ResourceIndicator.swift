@@ -1,6 +1,6 @@
 /// RFC 8707 resource indicators: the protected resources a token is asked for, sent as `resource`
 /// on the authorization (or pushed), device authorization, CIBA and token requests.
-public enum ResourceIndicator {
+package enum ResourceIndicator {
     /// True when `text` can be a `resource` value (RFC 8707 §2): an absolute URI (RFC 3986 §4.3:
     /// a scheme, `:`, and more) without a fragment, in printable ASCII without spaces. A query is
     /// allowed (the RFC only discourages it).

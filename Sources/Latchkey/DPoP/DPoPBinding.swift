@@ -2,7 +2,7 @@ import LatchkeyCrypto
 
 /// What a DPoP-bound session keeps in the encrypted token file, and nowhere else: the key's
 /// private scalar and the last nonce each server handed out (the most recent origins only).
-public struct DPoPBinding: Sendable, Equatable {
+package struct DPoPBinding: Sendable, Equatable {
     /// The P-256 private scalar (32 bytes). Secret.
     public var privateScalar: SecretBytes
     /// Origin → the last `DPoP-Nonce` it sent, oldest first, at most `RecentNonces.limit` origins.

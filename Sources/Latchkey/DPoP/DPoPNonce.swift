@@ -3,7 +3,7 @@
 /// A nonce is echoed in every proof and kept in the token file, so anything else a server sends is
 /// neither stored nor sent: unchecked, one 8 KiB header of invalid UTF-8 grew the file by ~24 KB and
 /// made the save after a rotated refresh token fail for lack of the space reserved for it.
-public enum DPoPNonce {
+package enum DPoPNonce {
     /// The longest nonce kept. Servers send a few dozen bytes; 512 leaves room for a sealed value.
     public static let maximumLength = 512
 

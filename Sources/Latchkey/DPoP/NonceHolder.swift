@@ -1,7 +1,7 @@
 /// Which kind of server handed out a nonce. An authorization server and an API on one origin each
 /// keep their own (RFC 9449 §8 and §9 nonces are independent), so neither overwrites the other's
 /// and costs it a round trip.
-public enum NonceHolder: Sendable, Equatable {
+package enum NonceHolder: Sendable, Equatable {
     /// Token, PAR, device, CIBA and revocation endpoints.
     case authorizationServer
     /// A resource server (`fetch`, `token --url`).

@@ -1,7 +1,7 @@
 /// The last `DPoP-Nonce` of each origin (RFC 9449 §8–9), for the most recently heard origins only:
 /// a session that calls many resource servers keeps at most `limit` of them, so the token file
 /// stays small and a hostile list of origins cannot grow it. Ordered oldest first.
-public struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+package struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     /// How many origins are remembered.
     public static let limit = 16
 

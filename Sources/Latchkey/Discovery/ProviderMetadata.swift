@@ -38,7 +38,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// RFC 9126 §5: the provider accepts only pushed authorization requests.
     public var requirePushedAuthorizationRequests: Bool?
     /// RFC 8705 §5: where a client presenting its certificate sends its requests instead.
-    public var mtlsEndpointAliases: MTLSEndpointAliases?
+    package var mtlsEndpointAliases: MTLSEndpointAliases?
     /// OpenID CIBA Core §4: where a backchannel authentication request is posted.
     public var backchannelAuthenticationEndpoint: String?
     /// OpenID CIBA Core §4: `poll`, `ping`, `push`; Latchkey needs `poll`.

@@ -17,7 +17,7 @@ public final class ServerNonces: Sendable {
     }
 
     /// Starts with `initial`, in its order.
-    public init(recent initial: RecentNonces) {
+    package init(recent initial: RecentNonces) {
         notes = nil
         values = Mutex(initial)
     }
@@ -29,7 +29,7 @@ public final class ServerNonces: Sendable {
     }
 
     /// The nonce `holder` at `url`'s origin gave last.
-    public func nonce(for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> String? {
+    package func nonce(for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> String? {
         values.withLock { $0[holder.key(url.origin)] }
     }
 
@@ -39,7 +39,7 @@ public final class ServerNonces: Sendable {
     /// RFC 9449's grammar or longer than `DPoPNonce.maximumLength` is neither kept nor sent:
     /// `.refused`, counted in `refused`.
     @discardableResult
-    public func remember(_ nonce: String, for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> NonceChange {
+    package func remember(_ nonce: String, for url: HTTPURL, from holder: NonceHolder = .authorizationServer) -> NonceChange {
         let key = holder.key(url.origin)
         let change: NonceChange = values.withLock { held in
             let previous = held[key]
@@ -62,11 +62,11 @@ public final class ServerNonces: Sendable {
     }
 
     /// Adds `remembered` (e.g. from a session file) as older than anything heard here.
-    public func merge(_ remembered: RecentNonces) { values.withLock { $0.merge(older: remembered) } }
+    package func merge(_ remembered: RecentNonces) { values.withLock { $0.merge(older: remembered) } }
 
     /// Everything remembered, origin → nonce.
     public var all: [String: String] { values.withLock { $0.dictionary } }
 
     /// Everything remembered, oldest first.
-    public var recent: RecentNonces { values.withLock { $0 } }
+    package var recent: RecentNonces { values.withLock { $0 } }
 }

@@ -17,7 +17,7 @@ import LatchkeyHTTP
 /// them rides out a transient failure. Nor is the RFC 7592 read (`RegistrationClient.read`): its
 /// answer may carry a rotated registration access token, and a repeat after an answer lost on the
 /// way would send the one just discarded.
-public enum TransientFailure {
+package enum TransientFailure {
     /// Attempts at a request that is retried quickly (1 s, then 2 s apart, or the server's
     /// `Retry-After`).
     public static let quickAttempts = 3

@@ -46,7 +46,7 @@ public struct AuthorizedTransport: HTTPTransport {
 
     private func send(_ request: HTTPRequest, streaming: HTTPBodySinkChooser?) async throws -> HTTPResponse {
         guard allowedOrigins.contains(request.url.origin) else {
-            throw AuthorizedTransportError.originNotAllowed(request.url.origin)
+            throw LatchkeyError.configuration(.tokenOriginNotAllowed(origin: request.url.origin))
         }
         var token = try await source.token()
         // RFC 9449 §9: a nonce is remembered on receipt, so the retry's proof carries it. The server
@@ -63,7 +63,7 @@ public struct AuthorizedTransport: HTTPTransport {
 
     /// What a `401 … error="insufficient_user_authentication"` answer asks of the sign-in (RFC
     /// 9470 §3), or nil for any other answer.
-    public static func stepUp(in response: HTTPResponse) -> StepUpRequirement? {
+    package static func stepUp(in response: HTTPResponse) -> StepUpRequirement? {
         guard response.status == 401 else { return nil }
         return ResourceChallenge(wwwAuthenticate: response.header("WWW-Authenticate"))?.stepUp
     }
@@ -136,18 +136,5 @@ public struct AuthorizedTransport: HTTPTransport {
         return RetryRule.Answer(
             response: response, newNonce: bound && change == .changed && DPoPHandle.isNonceError(response),
             bound: bound, refusesToken: Self.refusesToken(response, token))
-    }
-}
-
-/// Why `AuthorizedTransport` refused to send.
-public enum AuthorizedTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The request's origin is not one the token may go to.
-    case originNotAllowed(String)
-
-    /// One line.
-    public var description: String {
-        switch self {
-        case .originNotAllowed(let origin): return "not sending the access token to \(origin): not an allowed origin"
-        }
     }
 }

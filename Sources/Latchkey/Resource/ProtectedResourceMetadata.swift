@@ -87,12 +87,12 @@ public struct ProtectedResourceMetadata: Sendable, Equatable {
     }
 
     /// The identifier `resource` names (always valid once read from JSON).
-    public var identifier: ResourceIdentifier? { ResourceIdentifier(named: resource) }
+    package var identifier: ResourceIdentifier? { ResourceIdentifier(named: resource) }
 
     /// The authorization server to sign in at: the one named, or the one of several that
     /// `preferred` names (compared as issuers: `IssuerName.sameIssuer`). Several and no preference
     /// is never decided here: the caller asks its user.
-    public func authorizationServer(preferring preferred: String? = nil) -> AuthorizationServerChoice {
+    package func authorizationServer(preferring preferred: String? = nil) -> AuthorizationServerChoice {
         if let preferred {
             if let named = authorizationServers.first(where: { IssuerName.sameIssuer($0, preferred) }) {
                 return .chosen(named)
@@ -108,7 +108,7 @@ public struct ProtectedResourceMetadata: Sendable, Equatable {
 }
 
 /// Which authorization server a resource's metadata leads to.
-public enum AuthorizationServerChoice: Sendable, Equatable {
+package enum AuthorizationServerChoice: Sendable, Equatable {
     /// This one (as the metadata writes it; discovery then checks the issuer exactly).
     case chosen(String)
     /// The metadata names several and nothing chose: the user must.
@@ -120,7 +120,7 @@ public enum AuthorizationServerChoice: Sendable, Equatable {
 }
 
 /// Comparing issuer identifiers a resource names with those a profile or a provider holds.
-public enum IssuerName {
+package enum IssuerName {
     /// True when `a` and `b` name the same issuer, ignoring one trailing `/` (the mcp SDK's
     /// pydantic URLs add one to `authorization_servers`). Only for choosing: the issuer's own
     /// metadata is still compared exactly at discovery.

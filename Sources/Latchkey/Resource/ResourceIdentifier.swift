@@ -4,7 +4,7 @@ import LatchkeyHTTP
 /// scheme, host, port and path, without query or fragment; an empty path is `/` (a root resource is
 /// written `https://api.example/`, as the mcp SDK's metadata does). Default ports are left out, so
 /// `https://api.example:443/x` and `https://api.example/x` are the same resource.
-public struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
+package struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// The origin (`scheme://host[:port]`, RFC 6454).
     public let origin: String
     /// The path, `/` at least.

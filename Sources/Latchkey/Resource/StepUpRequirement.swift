@@ -2,7 +2,7 @@
 /// `error="insufficient_user_authentication"` (RFC 9470 §3): authentication context classes, a
 /// maximum authentication age, or both. Carried as data from the 401 to the caller, who decides
 /// whether to sign in again (`AuthenticationRequirement`).
-public struct StepUpRequirement: Sendable, Equatable {
+package struct StepUpRequirement: Sendable, Equatable {
     /// `acr_values`, space-separated in the challenge, in order; nil when not asked.
     public var acrValues: [String]?
     /// `max_age` in seconds; nil when not asked.
@@ -23,7 +23,7 @@ public struct StepUpRequirement: Sendable, Equatable {
 /// What a 401 or 403 from a resource server says, as data: the error code, where its metadata
 /// is (RFC 9728 §5.1 `resource_metadata`), and a step-up requirement (RFC 9470 §3). Read from the
 /// `Bearer` or `DPoP` challenges of `WWW-Authenticate`; untrusted text, kept as sent.
-public struct ResourceChallenge: Sendable, Equatable {
+package struct ResourceChallenge: Sendable, Equatable {
     /// The challenge's `error`, if any.
     public var error: String?
     /// `resource_metadata`: the URL of the resource's metadata, as sent (not yet checked).

@@ -1,5 +1,5 @@
 /// How a stored session renews its access token.
-public enum SessionGrant: String, Sendable, Equatable, CaseIterable {
+package enum SessionGrant: String, Sendable, Equatable, CaseIterable {
     /// A person authorized it (device, code, CIBA): renewed with the refresh token, if any.
     case authorization
     /// The client acting as itself (RFC 6749 §4.4): renewed by running the grant again, since

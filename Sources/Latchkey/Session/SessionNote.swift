@@ -2,7 +2,7 @@ import Synchronization
 
 /// Something a session did on its own that changes no result but that a person reading `-v`
 /// should be able to see: a server's nonce refused, a nonce not saved.
-public enum SessionNote: Sendable, Equatable {
+package enum SessionNote: Sendable, Equatable {
     /// A `DPoP-Nonce` outside RFC 9449's grammar or over `DPoPNonce.maximumLength` bytes; neither
     /// kept nor sent. `length` is its size in bytes.
     case nonceRefused(origin: String, length: Int)
@@ -15,7 +15,7 @@ public enum SessionNote: Sendable, Equatable {
 }
 
 /// Where a session's notes go: nowhere until a program observes them (the CLI, under `-v`).
-public final class SessionNotes: Sendable {
+package final class SessionNotes: Sendable {
     private let handler = Mutex<(@Sendable (SessionNote) -> Void)?>(nil)
 
     public init() {}

@@ -2,7 +2,7 @@ import LatchkeyHTTP
 
 /// What `status` reports about a profile's session, decided in one place so that every output
 /// (text, JSON, the metrics of `status --format openmetrics`) says the same. Holds no token.
-public struct SessionStatus: Sendable, Equatable {
+package struct SessionStatus: Sendable, Equatable {
     /// True when a session is stored.
     public var signedIn: Bool
     /// When the access token expires; nil when not signed in or the provider gave no expiry.

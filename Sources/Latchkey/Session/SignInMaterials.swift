@@ -1,7 +1,7 @@
 /// What a sign-in is given besides its `ClientConfiguration`: the secrets and sources that live
 /// outside the configuration (which is written to disk and never holds one), and the inputs of a
 /// flow. `ClientConfiguration.problems(for:given:metadata:)` judges the two together.
-public struct SignInMaterials: Sendable {
+package struct SignInMaterials: Sendable {
     /// A client secret is at hand (for the `client_secret_*` methods).
     public var clientSecret: Bool
     /// A source for the client's private key is at hand (`private_key_jwt`).

@@ -24,9 +24,9 @@ public struct StoredSession: Sendable, Equatable {
     public var updatedAt: Timestamp
     /// The DPoP key and nonces of a bound session (RFC 9449); nil for bearer sessions and for
     /// files written before DPoP.
-    public var dpop: DPoPBinding?
+    package var dpop: DPoPBinding?
     /// How the token is renewed: a refresh, or the client-credentials grant run again.
-    public var grant: SessionGrant = .authorization
+    package var grant: SessionGrant = .authorization
     /// A device's own client registration (RFC 7591 / RFC 7592) as the registration file
     /// `register` writes it: the record's members, read and written by `LatchkeyRegistration`
     /// (the core only carries them); nil in every session's token file and in files before it.
@@ -36,7 +36,7 @@ public struct StoredSession: Sendable, Equatable {
     package var exchanges = ExchangeCache()
 
     /// Makes a session value.
-    public init(
+    package init(
         profile: String, issuer: String, clientID: String, token: Token, subject: String? = nil,
         idTokenClaimsJSON: String? = nil, metadata: ProviderMetadata, createdAt: Timestamp, updatedAt: Timestamp,
         dpop: DPoPBinding? = nil

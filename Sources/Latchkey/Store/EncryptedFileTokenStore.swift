@@ -58,11 +58,24 @@ public final class EncryptedFileTokenStore: TokenStore {
     ///   - lockTimeout: how long `withLock` waits before failing with ETIMEDOUT.
     ///   - spaceReserver: reserves the disk space of the token file a refresh will write
     ///     (`reserveSave`); tests inject a failure.
-    public init(
+    public convenience init(
         stateDirectory: String, profile: String, keySource: KeySource = .machine,
         environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
         random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
-        lockTimeout: Double = 120, spaceReserver: SpaceReserver = .system
+        lockTimeout: Double = 120
+    ) {
+        self.init(
+            stateDirectory: stateDirectory, profile: profile, keySource: keySource, environment: environment,
+            passphrase: passphrase, random: random, machineIDPath: machineIDPath, lockTimeout: lockTimeout,
+            spaceReserver: .system)
+    }
+
+    /// The same, with the disk-space seam a test replaces (`SpaceReserver`).
+    package init(
+        stateDirectory: String, profile: String, keySource: KeySource = .machine,
+        environment: [String: String] = [:], passphrase: @escaping PassphraseProvider = { nil },
+        random: (any RandomSource)? = nil, machineIDPath: String = "/etc/machine-id",
+        lockTimeout: Double = 120, spaceReserver: SpaceReserver
     ) {
         self.stateDirectory = StateDirectory.trimmingTrailingSlashes(stateDirectory)
         self.profile = profile

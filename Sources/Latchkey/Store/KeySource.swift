@@ -13,7 +13,7 @@ public enum KeySource: Sendable, Equatable, Hashable, CustomStringConvertible {
     case file(path: String)
 
     /// The one-byte identifier written in the token file header (docs/token-file.md).
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .machine: return .machine
         case .passphrase: return .passphrase
@@ -23,7 +23,7 @@ public enum KeySource: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     /// The header's key-source identifier; the path of `.file` is not part of the file.
-    public enum Kind: UInt8, Sendable, Equatable, Hashable, CustomStringConvertible {
+    package enum Kind: UInt8, Sendable, Equatable, Hashable, CustomStringConvertible {
         /// `machine`.
         case machine = 1
         /// `passphrase`.

@@ -3,7 +3,7 @@ import LatchkeyHTTP
 
 /// How `EncryptedFileTokenStore` reserves disk space before a refresh: `(fd, bytes) -> 0 or errno`.
 /// Injected so tests can make the reservation fail (ENOSPC) without filling a disk.
-public struct SpaceReserver: Sendable {
+package struct SpaceReserver: Sendable {
     let reserve: @Sendable (_ fd: Int32, _ bytes: Int) -> Int32
 
     /// A reserver calling `reserve(fd, bytes)`, which returns 0 or an errno.

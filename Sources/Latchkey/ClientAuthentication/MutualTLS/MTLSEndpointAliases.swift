@@ -3,7 +3,7 @@ import LatchkeyJOSE
 /// RFC 8705 §5 `mtls_endpoint_aliases`: the endpoints a client presenting a certificate must use in
 /// place of the ordinary ones (a provider may serve mutual TLS on another host or path). Only the
 /// endpoints where the client authenticates itself are modelled; others are ignored.
-public struct MTLSEndpointAliases: Sendable, Equatable {
+package struct MTLSEndpointAliases: Sendable, Equatable {
     /// Alias of `token_endpoint`.
     public var tokenEndpoint: String?
     /// Alias of `revocation_endpoint`.
