@@ -188,8 +188,12 @@ public actor Session: TokenSource {
     /// from the last sign-in or refresh response carrying a `Date` header; nil when unknown.
     public var observedClockSkew: Double? { skew }
 
-    /// A warning line when the last measured clock skew exceeds the leeway, else nil.
-    public var clockSkewWarning: String? { ClockSkew.warning(skew: skew, leeway: configuration.leeway) }
+    /// The last measured clock skew in whole seconds (provider minus local: positive when the local
+    /// clock is behind) when it exceeds the leeway, else nil; the program words the warning.
+    public var significantClockSkew: Int64? {
+        guard let skew, ClockSkew.isSignificant(skew, leeway: configuration.leeway) else { return nil }
+        return ClockSkew.seconds(skew)
+    }
 
     func record(skew: Double?) { if let skew { self.skew = skew } }
 

@@ -58,18 +58,6 @@ package enum ClockSkew {
 
     /// The offset in whole seconds, provider minus local (positive: the local clock is behind).
     public static func seconds(_ skew: Double) -> Int64 { Int64(skew.rounded()) }
-
-    /// The one-line diagnosis for a skew beyond `leeway`, or nil: "the local clock is 600 s behind
-    /// the provider's; check NTP".
-    public static func warning(skew: Double?, leeway: Double) -> String? {
-        guard let skew, isSignificant(skew, leeway: leeway) else { return nil }
-        return warningLine(seconds(skew))
-    }
-
-    /// "the local clock is N s behind/ahead of the provider's; check NTP" for an offset of `seconds`.
-    public static func warningLine(_ seconds: Int64) -> String {
-        "the local clock is \(seconds.magnitude) s \(seconds > 0 ? "behind" : "ahead of") the provider's; check NTP"
-    }
 }
 
 /// `base` moved by `offset` seconds; sleeping is unchanged.

@@ -94,7 +94,7 @@ final class LoginPresenter: Sendable {
             // With --json the event above says it; the line is for people and logs.
             if !json {
                 statusLine?.clear()
-                console.warn(ClockSkew.warningLine(offset))
+                console.warn(ClockSkewNotice.line(offset))
                 statusLine?.draw()
             }
         case let .authorized(issuer, subject, _, expiresAt, verified, _):
@@ -168,7 +168,7 @@ final class LoginPresenter: Sendable {
                 message: OfflineAccessAdvice(keySource: .machine, gitProfile: false).message(dpopOffered: dpopOffered))
         case let .clockSkew(offset):
             pairs = [
-                ("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkew.warningLine(offset))),
+                ("event", "warning"), ("code", "clock_skew"), ("message", .string(ClockSkewNotice.line(offset))),
                 ("offset_seconds", .integer(offset))
             ]
         case let .authorized(issuer, subject, scope, expiresAt, verified, binding):
