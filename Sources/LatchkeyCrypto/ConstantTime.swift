@@ -3,7 +3,7 @@ internal import CMbedTLS
 /// Comparisons whose running time does not depend on secret contents.
 package enum ConstantTime {
     /// True when `a` and `b` are equal. Time depends on the lengths only, never on the contents.
-    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    package static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
         return a.withUnsafeBytes { pa in

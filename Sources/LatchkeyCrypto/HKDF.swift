@@ -3,7 +3,7 @@ internal import CMbedTLS
 /// HKDF (RFC 5869) with HMAC-SHA-256.
 package enum HKDF {
     /// Extract-then-expand: `outputByteCount` bytes (1…8160) bound to `salt` and `info`.
-    public static func deriveKey(
+    package static func deriveKey(
         inputKeyMaterial: SecretBytes, salt: [UInt8], info: [UInt8],
         outputByteCount: Int
     ) throws(CryptoError) -> SecretBytes {

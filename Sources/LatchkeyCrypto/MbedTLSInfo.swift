@@ -3,7 +3,7 @@ internal import CMbedTLS
 /// Version of the linked mbedTLS, e.g. "3.6.6" (or "2.28.3" in a build against Debian 12's).
 package enum MbedTLSInfo {
     /// The version string reported by the linked mbedTLS library.
-    public static var version: String {
+    package static var version: String {
         var buf = [CChar](repeating: 0, count: 32)
         mbedtls_version_get_string(&buf)
         return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -3,7 +3,7 @@ internal import CMbedTLS
 /// PBKDF2 (RFC 8018) with HMAC-SHA-256, for passphrase-protected token files.
 package enum PBKDF2 {
     /// Stretches `password` with `salt` over `iterations` rounds into `outputByteCount` bytes.
-    public static func deriveKey(
+    package static func deriveKey(
         password: [UInt8], salt: [UInt8], iterations: Int,
         outputByteCount: Int
     ) throws(CryptoError) -> SecretBytes {

@@ -3,7 +3,7 @@
 /// formatter, and one implementation of the era/day-of-era decomposition is enough.
 package enum CivilDate {
     /// Days since 1970-01-01 → (year, month 1…12, day 1…31).
-    public static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468  // shift the epoch to 0000-03-01 so leap days fall at the end of a year
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -16,7 +16,7 @@ package enum CivilDate {
     }
 
     /// (year, month, day) → days since 1970-01-01; the inverse of `civilDate`.
-    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -26,7 +26,7 @@ package enum CivilDate {
     }
 
     /// Days in `month` (1…12) of `year`.
-    public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -3,7 +3,7 @@ import Glibc
 /// Readable text for a C error number: the one table, for sockets, files and the CLI alike.
 package enum ErrnoText {
     /// Plain words for the cases people meet (`disk full`), else `strerror` text with the number.
-    public static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         switch code {
         case ENOSPC: return "disk full"
         case EDQUOT: return "disk quota exceeded"

@@ -5,12 +5,12 @@
 /// a URL query. Decoding accepts `+` as space and `%XX` escapes; malformed escapes are kept literally.
 package enum FormURLEncoding {
     /// Encodes ordered name/value pairs as `a=1&b=2`.
-    public static func encode(_ pairs: [(String, String)]) -> String {
+    package static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { encodeComponent($0.0) + "=" + encodeComponent($0.1) }.joined(separator: "&")
     }
 
     /// Decodes `a=1&b=2` into ordered pairs; empty segments are skipped, a name without `=` gets "".
-    public static func decode(_ string: String) -> [(String, String)] {
+    package static func decode(_ string: String) -> [(String, String)] {
         var result: [(String, String)] = []
         for segment in string.split(separator: "&", omittingEmptySubsequences: true) {
             if let eq = segment.firstIndex(of: "=") {
@@ -25,7 +25,7 @@ package enum FormURLEncoding {
     }
 
     /// Percent-encodes one name or value (unreserved characters kept, everything else `%XX`).
-    public static func encodeComponent(_ string: String) -> String {
+    package static func encodeComponent(_ string: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
@@ -41,7 +41,7 @@ package enum FormURLEncoding {
     }
 
     /// Decodes one component: `+` becomes space, `%XX` its byte; invalid UTF-8 becomes U+FFFD.
-    public static func decodeComponent(_ component: Substring) -> String {
+    package static func decodeComponent(_ component: Substring) -> String {
         let bytes = Array(component.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

@@ -7,7 +7,7 @@ package enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Parses an IMF-fixdate; returns nil for anything else (including impossible dates).
-    public static func parse(_ string: String) -> Timestamp? {
+    package static func parse(_ string: String) -> Timestamp? {
         let b = Array(string.utf8)
         // "Sun, 06 Nov 1994 08:49:37 GMT" is exactly 29 bytes.
         guard b.count == 29, b[3] == UInt8(ascii: ","), b[4] == 0x20, b[7] == 0x20, b[11] == 0x20,
@@ -27,7 +27,7 @@ package enum HTTPDate {
     }
 
     /// Formats a date as IMF-fixdate (used by tests and the loopback listener).
-    public static func format(_ date: Timestamp) -> String {
+    package static func format(_ date: Timestamp) -> String {
         let total = Int(date.epochSeconds)
         let dayCount = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secs = total - dayCount * 86_400

@@ -2,34 +2,34 @@
 /// form bodies, query strings and JSON bodies. The CLI reuses these for its own `--verbose` output.
 package enum HTTPRedaction {
     /// What replaces a secret value.
-    public static let marker = "[REDACTED]"
+    package static let marker = "[REDACTED]"
 
     /// Parameter and JSON member names whose values are secrets (compared case-insensitively):
     /// credentials, and the handles that redeem a person's approval at the token endpoint
     /// (`device_code`, CIBA's `auth_req_id`, a `code`). What a person is shown anyway is kept:
     /// `user_code`, and `request_uri`, which travels in the browser's address bar.
-    public static let sensitiveNames: Set<String> = [
+    package static let sensitiveNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "id_token_hint", "code", "code_verifier", "client_secret",
         "device_code", "auth_req_id", "password", "token", "client_assertion", "assertion", "subject_token",
         "actor_token", "registration_access_token", "login_hint_token", "client_notification_token"
     ]
 
     /// Header names whose values carry credentials.
-    public static let sensitiveHeaders: Set<String> = [
+    package static let sensitiveHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop"
     ]
 
     /// Whether `name` is a secret-bearing parameter or member name.
-    public static func isSensitive(name: String) -> Bool {
+    package static func isSensitive(name: String) -> Bool {
         sensitiveNames.contains(name.lowercased())
     }
 
     /// Headers whose value is a URL, whose query may carry a `code` or a token (a redirect's `Location`).
-    public static let urlHeaders: Set<String> = ["location", "content-location", "refresh"]
+    package static let urlHeaders: Set<String> = ["location", "content-location", "refresh"]
 
     /// The header value to log: credentials replaced, keeping an auth scheme (`Bearer [REDACTED]`);
     /// a URL's secret query parameters replaced.
-    public static func redact(headerName: String, value: String) -> String {
+    package static func redact(headerName: String, value: String) -> String {
         let lower = headerName.lowercased()
         if urlHeaders.contains(lower) { return redact(url: value) }
         guard sensitiveHeaders.contains(lower) else { return value }
@@ -42,7 +42,7 @@ package enum HTTPRedaction {
     }
 
     /// A form body or query string with sensitive values replaced; other pairs kept byte-for-byte.
-    public static func redact(form: String) -> String {
+    package static func redact(form: String) -> String {
         form.split(separator: "&", omittingEmptySubsequences: false).map { segment -> String in
             guard let eq = segment.firstIndex(of: "=") else { return String(segment) }
             let name = FormURLEncoding.decodeComponent(segment[..<eq])
@@ -52,7 +52,7 @@ package enum HTTPRedaction {
 
     /// A JSON text with the string values of sensitive members replaced. A lexical scan (no full parse):
     /// it must work on malformed or truncated bodies too, and must never throw.
-    public static func redact(json: String) -> String {
+    package static func redact(json: String) -> String {
         let bytes = Array(json.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -91,7 +91,7 @@ package enum HTTPRedaction {
 
     /// A body rendered for logs according to its media type: form and JSON redacted, anything else
     /// summarised by length (it could hold anything).
-    public static func redact(body: [UInt8], contentType: String?) -> String {
+    package static func redact(body: [UInt8], contentType: String?) -> String {
         if body.isEmpty { return "" }
         let media = contentType?.split(separator: ";").first.map { $0.lowercased().filter { $0 != " " } } ?? ""
         let text = String(decoding: body, as: UTF8.self)
@@ -102,7 +102,7 @@ package enum HTTPRedaction {
     }
 
     /// A URL with sensitive query parameters replaced (redirect URLs carry `code`).
-    public static func redact(url: String) -> String {
+    package static func redact(url: String) -> String {
         guard let q = url.firstIndex(of: "?") else { return url }
         let fragment = url[q...].firstIndex(of: "#")
         let query = url[url.index(after: q)..<(fragment ?? url.endIndex)]

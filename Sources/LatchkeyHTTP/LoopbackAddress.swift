@@ -3,7 +3,7 @@ import Glibc
 /// Which hosts count as loopback: the only ones allowed over plain `http://` (RFC 8252 §8.3).
 package enum LoopbackAddress {
     /// True for `localhost`, any 127.0.0.0/8 literal and `::1` (brackets allowed).
-    public static func isLoopbackHost(_ host: String) -> Bool {
+    package static func isLoopbackHost(_ host: String) -> Bool {
         var h = host.lowercased()
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h == "localhost" || h == "localhost." { return true }

@@ -9,16 +9,16 @@ import Synchronization
 /// in the URL is not cached or leaked onward.
 package final class LoopbackRedirectListener: Sendable {
     /// The bound port, to build the redirect URI.
-    public let port: UInt16
+    package let port: UInt16
     private let socketFD: Mutex<Int32>
 
     /// The loopback address bound, as written in the redirect URI (`127.0.0.1`, `[::1]`).
-    public let host: String
+    package let host: String
 
     /// Binds `host`:`port` (0 picks a free ephemeral port) and starts listening. `host` is the
     /// loopback address the redirect URI names (`localhost` binds 127.0.0.1): the listener is
     /// bound where the browser will be sent, and never to a non-loopback address.
-    public init(host: String = "127.0.0.1", port: UInt16 = 0) throws(HTTPError) {
+    package init(host: String = "127.0.0.1", port: UInt16 = 0) throws(HTTPError) {
         var literal = host.lowercased()
         if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
         if literal == "localhost" || literal == "localhost." { literal = "127.0.0.1" }
@@ -76,12 +76,12 @@ package final class LoopbackRedirectListener: Sendable {
     deinit { close() }
 
     /// `http://<host>:<port><path>`, the redirect URI to register and send.
-    public func redirectURI(path: String = "/callback") -> String {
+    package func redirectURI(path: String = "/callback") -> String {
         "http://\(host):\(port)\(path)"
     }
 
     /// Stops listening (idempotent; `waitForRedirect` calls it when done).
-    public func close() {
+    package func close() {
         socketFD.withLock { fd in
             if fd >= 0 { _ = Glibc.close(fd); fd = -1 }
         }
@@ -91,7 +91,7 @@ package final class LoopbackRedirectListener: Sendable {
     /// Strays get 404; a request on the path that `accepting` refuses (a forged or stale `state`)
     /// gets a short 400 and is otherwise ignored, so any local user who finds the port cannot end
     /// the sign-in. Throws `.timedOut` after `timeout` seconds and `.cancelled` if the task is cancelled.
-    public func waitForRedirect(
+    package func waitForRedirect(
         path: String = "/callback", timeout: Double,
         accepting: @escaping @Sendable ([(String, String)]) -> Bool = { _ in true }
     )

@@ -2,12 +2,12 @@
 /// it, the one place where `Timestamp`s become text and back (both on `CivilDate`).
 package enum RFC3339 {
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ`, rounded down to the second.
-    public static func format(_ date: Timestamp) -> String {
+    package static func format(_ date: Timestamp) -> String {
         format(epochSeconds: date.epochSeconds)
     }
 
     /// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-    public static func format(epochSeconds: Int64) -> String {
+    package static func format(epochSeconds: Int64) -> String {
         let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
         let secondOfDay = epochSeconds - days * 86_400
         let (year, month, day) = CivilDate.civilDate(daysSinceEpoch: days)
@@ -17,7 +17,7 @@ package enum RFC3339 {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`, `z` and a space separator accepted,
     /// as RFC 3339 §5.6 allows); nil when malformed or out of range.
-    public static func parse(_ text: String) -> Timestamp? {
+    package static func parse(_ text: String) -> Timestamp? {
         let b = Array(text.utf8)
         guard b.count >= 20 else { return nil }
         func number(_ from: Int, _ count: Int) -> Int64? {

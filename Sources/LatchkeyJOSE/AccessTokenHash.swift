@@ -4,13 +4,13 @@ import LatchkeyCrypto
 /// ASCII bytes, with the hash of the ID token's `alg`, base64url-encoded.
 package enum AccessTokenHash {
     /// Computes `at_hash` for `accessToken` under `algorithm`.
-    public static func compute(accessToken: String, algorithm: JWSAlgorithm) -> String {
+    package static func compute(accessToken: String, algorithm: JWSAlgorithm) -> String {
         let digest = algorithm.hashAlgorithm.hash(Array(accessToken.utf8))
         return Base64URL.encode(digest.prefix(digest.count / 2))
     }
 
     /// True when `claimed` equals the computed value (compared in constant time: it is derived from a secret).
-    public static func matches(_ claimed: String, accessToken: String, algorithm: JWSAlgorithm) -> Bool {
+    package static func matches(_ claimed: String, accessToken: String, algorithm: JWSAlgorithm) -> Bool {
         ConstantTime.equals(Array(claimed.utf8), Array(compute(accessToken: accessToken, algorithm: algorithm).utf8))
     }
 }

@@ -2,37 +2,37 @@
 /// type-checked here so a validator never meets an `exp` that is a string.
 package struct JWTClaims: Sendable {
     /// The whole claims object.
-    public let json: JSONObject
+    package let json: JSONObject
     /// `iss`.
-    public let issuer: String?
+    package let issuer: String?
     /// `sub`.
-    public let subject: String?
+    package let subject: String?
     /// `aud`, normalised to a list (it may be a string or an array of strings).
-    public let audience: [String]
+    package let audience: [String]
     /// `exp`, seconds since the epoch (fractions dropped).
-    public let expiresAt: Int64?
+    package let expiresAt: Int64?
     /// `nbf`.
-    public let notBefore: Int64?
+    package let notBefore: Int64?
     /// `iat`.
-    public let issuedAt: Int64?
+    package let issuedAt: Int64?
     /// `nonce` (OIDC).
-    public let nonce: String?
+    package let nonce: String?
     /// `azp` (OIDC authorized party).
-    public let authorizedParty: String?
+    package let authorizedParty: String?
     /// `at_hash` (OIDC access-token hash).
-    public let accessTokenHash: String?
+    package let accessTokenHash: String?
     /// `auth_time` (OIDC): when the user authenticated, seconds since the epoch.
-    public let authTime: Int64?
+    package let authTime: Int64?
 
     /// Parses a payload that must be a JSON object with well-typed registered claims.
-    public init(payload: [UInt8]) throws(JOSEError) {
+    package init(payload: [UInt8]) throws(JOSEError) {
         let obj: JSONObject
         do { obj = try JSONParser().parseObject(payload) } catch { throw .malformed("claims: \(error)") }
         try self.init(json: obj)
     }
 
     /// Type-checks a claims object.
-    public init(json: JSONObject) throws(JOSEError) {
+    package init(json: JSONObject) throws(JOSEError) {
         func string(_ name: String) throws(JOSEError) -> String? {
             guard let v = json[name] else { return nil }
             guard let s = v.stringValue else { throw .claimInvalid(claim: name, reason: "expected a string") }

@@ -25,16 +25,16 @@ import LatchkeyJOSE
 ///   loaded is marked) and a GET says the client is gone.
 package struct DeviceRegistration: Sendable {
     /// The state directory.
-    public let stateDirectory: String
+    package let stateDirectory: String
     /// The profile.
-    public let profile: String
+    package let profile: String
     /// The network.
-    public let transport: any HTTPTransport
+    package let transport: any HTTPTransport
     /// Called after each write, with its name (tests stop the process there).
-    public var checkpoint: @Sendable (String) throws -> Void = { _ in }
+    package var checkpoint: @Sendable (String) throws -> Void = { _ in }
     /// The token store of the profile under a key source, which seals and opens the keys it
     /// generates (`SealedClientKey`); the caller gives it the environment and passphrase.
-    public var keyStore: @Sendable (KeySource) -> EncryptedFileTokenStore
+    package var keyStore: @Sendable (KeySource) -> EncryptedFileTokenStore
     private let random: SecureRandom
     /// The clock the records' times come from (injected as everywhere in the library).
     private let time: any TimeSource
@@ -53,43 +53,43 @@ package struct DeviceRegistration: Sendable {
     }
 
     /// The registration file.
-    public var store: RegistrationStore { RegistrationStore(stateDirectory: stateDirectory, profile: profile) }
+    package var store: RegistrationStore { RegistrationStore(stateDirectory: stateDirectory, profile: profile) }
     var profiles: ProfileStore { ProfileStore(stateDirectory: stateDirectory) }
     var keyDirectory: String { stateDirectory + "/keys" }
 
     /// What `create` registers.
-    public struct Request: Sendable {
+    package struct Request: Sendable {
         /// The issuer.
-        public var issuer: String
+        package var issuer: String
         /// The provisioning (initial access) token, or nil for an open registration endpoint.
-        public var initialAccessToken: SecretBytes?
+        package var initialAccessToken: SecretBytes?
         /// `private_key_jwt` or `none`; nil: `private_key_jwt` when the provider lists it.
-        public var authMethod: ClientAuthMethod?
+        package var authMethod: ClientAuthMethod?
         /// The algorithm of a generated key.
-        public var keyAlgorithm: JWSAlgorithm = .es256
+        package var keyAlgorithm: JWSAlgorithm = .es256
         /// An existing key file to register instead of generating one.
-        public var clientKeyFile: String?
+        package var clientKeyFile: String?
         /// `client_name`.
-        public var clientName: String
+        package var clientName: String
         /// Scopes (`scope`), also the profile's.
-        public var scopes: [String]
+        package var scopes: [String]
         /// Device grant, code grant, or both.
-        public var deviceGrant = true
+        package var deviceGrant = true
         /// Code grant.
-        public var codeGrant = false
+        package var codeGrant = false
         /// The redirect URI of the code grant.
-        public var redirectURI: String?
+        package var redirectURI: String?
         /// `software_statement`.
-        public var softwareStatement: String?
+        package var softwareStatement: String?
         /// The provider's dialect.
-        public var dialect: RegistrationDialect = .rfc7591
+        package var dialect: RegistrationDialect = .rfc7591
         /// The CA bundle the profile remembers (by absolute path), as `login --ca-file` does.
-        public var caFile: String?
+        package var caFile: String?
         /// The profile's key source: its token file's, and a generated key's.
-        public var keySource: KeySource = .machine
+        package var keySource: KeySource = .machine
 
         /// A request with the defaults of `register`.
-        public init(issuer: String, initialAccessToken: SecretBytes?, clientName: String, scopes: [String]) {
+        package init(issuer: String, initialAccessToken: SecretBytes?, clientName: String, scopes: [String]) {
             self.issuer = issuer
             self.initialAccessToken = initialAccessToken
             self.clientName = clientName
@@ -98,13 +98,13 @@ package struct DeviceRegistration: Sendable {
     }
 
     /// What `create` did.
-    public struct Created: Sendable {
+    package struct Created: Sendable {
         /// The record stored.
-        public var record: RegistrationRecord
+        package var record: RegistrationRecord
         /// The profile written.
-        public var settings: ProfileSettings
+        package var settings: ProfileSettings
         /// The key's RFC 7638 thumbprint, when the client authenticates with a key.
-        public var keyThumbprint: String?
+        package var keyThumbprint: String?
     }
 
     // MARK: - Create
@@ -112,7 +112,7 @@ package struct DeviceRegistration: Sendable {
     /// Discovers, registers, then writes key, record and profile. On a failure it removes what
     /// this run wrote and puts back the record and profile it replaced (`--force`). Throws
     /// `RegistrationError`, `LatchkeyError` (network, discovery), `TokenStoreError` or `ProfileFileError`.
-    public func create(_ request: Request) async throws -> Created {
+    package func create(_ request: Request) async throws -> Created {
         let existing = try resolvedRecord()
         let existingSettings = try profiles.load(profile)
         let provider = try await ProviderDiscovery.discoverDocument(issuer: request.issuer, transport: transport)
@@ -209,7 +209,7 @@ package struct DeviceRegistration: Sendable {
     }
 
     /// Writes the profile of a record whose `create` stopped before the profile was written.
-    public func finish() throws -> Created {
+    package func finish() throws -> Created {
         guard let record = try resolvedRecord(), let json = record.profileJSON else {
             throw RegistrationError.notRegistered(profile: profile)
         }
@@ -223,7 +223,7 @@ package struct DeviceRegistration: Sendable {
     /// The record, after resolving a `create` that stopped between the record and the profile:
     /// a profile naming another client than a pending record is the state before that run (the
     /// record it replaced comes back, the keys it made go); otherwise the new record stands.
-    public func resolvedRecord() throws -> RegistrationRecord? {
+    package func resolvedRecord() throws -> RegistrationRecord? {
         guard let record = try store.load() else { return nil }
         guard record.pending else { return record }
         let settings = try profiles.load(profile)
@@ -260,7 +260,7 @@ package struct DeviceRegistration: Sendable {
     // MARK: - Read
 
     /// RFC 7592 GET of the stored registration (also of a record whose profile is gone).
-    public func show() async throws -> (ClientRegistration, RegistrationDialect) {
+    package func show() async throws -> (ClientRegistration, RegistrationDialect) {
         guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
         guard let management = record.management else { throw RegistrationError.managementUnavailable }
@@ -278,7 +278,7 @@ package struct DeviceRegistration: Sendable {
 
     /// Replaces the client key; returns the new key's thumbprint. A refused first PUT leaves
     /// everything as it was (the new key file is removed).
-    public func rotateKey() async throws -> String {
+    package func rotateKey() async throws -> String {
         guard var record = try resolvedRecord(), var settings = try profiles.load(profile) else {
             throw RegistrationError.notRegistered(profile: profile)
         }
@@ -364,7 +364,7 @@ package struct DeviceRegistration: Sendable {
     /// RFC 7592 DELETE after `revoke` (the caller's logout), then removes every generated key,
     /// the profile and, last, the record: a rerun after a stop finds the record and finishes,
     /// also when the profile is already gone.
-    public func delete(revoke: () async throws -> Void) async throws {
+    package func delete(revoke: () async throws -> Void) async throws {
         guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
         guard let management = record.management else { throw RegistrationError.managementUnavailable }

@@ -4,7 +4,7 @@ package enum ResourceIndicator {
     /// True when `text` can be a `resource` value (RFC 8707 §2): an absolute URI (RFC 3986 §4.3:
     /// a scheme, `:`, and more) without a fragment, in printable ASCII without spaces. A query is
     /// allowed (the RFC only discourages it).
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         guard scalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }), !scalars.contains("#") else { return false }
         guard let colon = scalars.firstIndex(of: ":"), colon > 0, colon < scalars.count - 1 else { return false }
@@ -13,7 +13,7 @@ package enum ResourceIndicator {
     }
 
     /// The `resource` form pairs for `resources`, in order.
-    public static func parameters(_ resources: [String]) -> [(String, String)] {
+    package static func parameters(_ resources: [String]) -> [(String, String)] {
         resources.map { ("resource", $0) }
     }
 

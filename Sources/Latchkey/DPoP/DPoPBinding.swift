@@ -4,28 +4,28 @@ import LatchkeyCrypto
 /// private scalar and the last nonce each server handed out (the most recent origins only).
 package struct DPoPBinding: Sendable, Equatable {
     /// The P-256 private scalar (32 bytes). Secret.
-    public var privateScalar: SecretBytes
+    package var privateScalar: SecretBytes
     /// Origin → the last `DPoP-Nonce` it sent, oldest first, at most `RecentNonces.limit` origins.
-    public var nonces: RecentNonces
+    package var nonces: RecentNonces
 
     /// Makes a value.
-    public init(privateScalar: SecretBytes, nonces: RecentNonces = RecentNonces()) {
+    package init(privateScalar: SecretBytes, nonces: RecentNonces = RecentNonces()) {
         self.privateScalar = privateScalar
         self.nonces = nonces
     }
 
     /// The binding of `key`.
-    public init(key: DPoPKey, nonces: RecentNonces = RecentNonces()) {
+    package init(key: DPoPKey, nonces: RecentNonces = RecentNonces()) {
         self.init(privateScalar: key.rawScalar, nonces: nonces)
     }
 
     /// The key, ready to sign.
-    public func key(random: some RandomSource) throws(LatchkeyError) -> DPoPKey {
+    package func key(random: some RandomSource) throws(LatchkeyError) -> DPoPKey {
         try DPoPKey(rawScalar: privateScalar, random: random)
     }
 
     /// Equal scalars (compared in constant time) and nonces.
-    public static func == (a: DPoPBinding, b: DPoPBinding) -> Bool {
+    package static func == (a: DPoPBinding, b: DPoPBinding) -> Bool {
         ConstantTime.equals(a.privateScalar.bytes, b.privateScalar.bytes) && a.nonces == b.nonces
     }
 }

@@ -5,10 +5,10 @@
 /// made the save after a rotated refresh token fail for lack of the space reserved for it.
 package enum DPoPNonce {
     /// The longest nonce kept. Servers send a few dozen bytes; 512 leaves room for a sealed value.
-    public static let maximumLength = 512
+    package static let maximumLength = 512
 
     /// True for `1*NQCHAR` (%x21 / %x23-5B / %x5D-7E) of at most `maximumLength` bytes.
-    public static func isValid(_ nonce: String) -> Bool {
+    package static func isValid(_ nonce: String) -> Bool {
         let bytes = nonce.utf8
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
         return bytes.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }

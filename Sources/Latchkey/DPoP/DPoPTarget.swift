@@ -7,12 +7,12 @@ enum DPoPTarget {
     /// `url` without query and fragment, normalised as RFC 3986 §6.2.2–6.2.3 say servers compare
     /// it: scheme and host in lower case, the default port left out, an empty path as `/`,
     /// percent-encodings in upper case with unreserved characters decoded, dot segments removed.
-    public static func htu(_ url: HTTPURL) -> String {
+    static func htu(_ url: HTTPURL) -> String {
         url.origin + removingDotSegments(normalisedPercentEncoding(url.path.isEmpty ? "/" : url.path))
     }
 
     /// `ath`: base64url of the SHA-256 of the access token's ASCII bytes.
-    public static func accessTokenHash(_ accessToken: String) -> String {
+    static func accessTokenHash(_ accessToken: String) -> String {
         Base64URL.encode(HashAlgorithm.sha256.hash(Array(accessToken.utf8)))
     }
 

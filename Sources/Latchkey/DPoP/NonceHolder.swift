@@ -10,7 +10,7 @@ package enum NonceHolder: Sendable, Equatable {
     /// The key of `origin`'s nonce in `RecentNonces` and in the token file. An authorization
     /// server's is the bare origin, as files written before the split have it; a resource
     /// server's is prefixed with a word no origin can start with.
-    public func key(_ origin: String) -> String {
+    package func key(_ origin: String) -> String {
         switch self {
         case .authorizationServer: return origin
         case .resourceServer: return Self.resourcePrefix + origin

@@ -3,33 +3,33 @@
 /// stays small and a hostile list of origins cannot grow it. Ordered oldest first.
 package struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     /// How many origins are remembered.
-    public static let limit = 16
+    package static let limit = 16
 
     /// (origin, nonce), the least recently heard first.
-    public private(set) var entries: [(origin: String, nonce: String)] = []
+    package private(set) var entries: [(origin: String, nonce: String)] = []
 
     /// Nothing remembered.
-    public init() {}
+    package init() {}
 
     /// `entries` in order, oldest first; beyond `limit` the oldest are dropped.
-    public init(_ entries: [(String, String)]) {
+    package init(_ entries: [(String, String)]) {
         for (origin, nonce) in entries { remember(nonce, for: origin) }
     }
 
     /// A literal (tests, fixtures); its order is taken as oldest first.
-    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+    package init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
     /// The nonce last heard from `origin`.
-    public subscript(origin: String) -> String? { entries.last { $0.origin == origin }?.nonce }
+    package subscript(origin: String) -> String? { entries.last { $0.origin == origin }?.nonce }
 
     /// The origins, oldest first.
-    public var origins: [String] { entries.map(\.origin) }
+    package var origins: [String] { entries.map(\.origin) }
     /// How many are remembered.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
     /// True when none is.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
     /// origin → nonce.
-    public var dictionary: [String: String] {
+    package var dictionary: [String: String] {
         var d: [String: String] = [:]
         for entry in entries { d[entry.origin] = entry.nonce }
         return d
@@ -39,7 +39,7 @@ package struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral
     /// A nonce outside `DPoPNonce`'s grammar or size is not kept (false), so neither a server nor a
     /// tampered file can grow what is stored: at most `limit` × `DPoPNonce.maximumLength` bytes.
     @discardableResult
-    public mutating func remember(_ nonce: String, for origin: String) -> Bool {
+    package mutating func remember(_ nonce: String, for origin: String) -> Bool {
         guard DPoPNonce.isValid(nonce), origin.utf8.count <= Self.originLimit else { return false }
         entries.removeAll { $0.origin == origin }
         entries.append((origin, nonce))
@@ -48,18 +48,18 @@ package struct RecentNonces: Sendable, Equatable, ExpressibleByDictionaryLiteral
     }
 
     /// The longest origin key kept (a holder's prefix, scheme, host and port).
-    public static let originLimit = 300
+    package static let originLimit = 300
 
     /// Puts `older` (what a file held) before what is remembered here: an origin heard here keeps
     /// its nonce, and the oldest go first beyond `limit`.
-    public mutating func merge(older: RecentNonces) {
+    package mutating func merge(older: RecentNonces) {
         let kept = older.entries.filter { old in !entries.contains { $0.origin == old.origin } }
         entries = kept + entries
         if entries.count > Self.limit { entries.removeFirst(entries.count - Self.limit) }
     }
 
     /// Same origins, nonces and order.
-    public static func == (a: RecentNonces, b: RecentNonces) -> Bool {
+    package static func == (a: RecentNonces, b: RecentNonces) -> Bool {
         a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy { $0.origin == $1.origin && $0.nonce == $1.nonce }
     }
 }

@@ -5,7 +5,7 @@ enum TokenBindingCheck {
     /// Checks `response` given the key whose proof went with the request (nil: none was sent).
     /// `requireBinding` refuses a `Bearer` answer to a proof (`DPoPMode.always`, or a bound
     /// session refreshing); otherwise it is accepted and the session is simply not bound.
-    public static func check(_ response: TokenResponse, proofKey: DPoPKey?, requireBinding: Bool) throws(LatchkeyError) {
+    static func check(_ response: TokenResponse, proofKey: DPoPKey?, requireBinding: Bool) throws(LatchkeyError) {
         let bound = response.tokenType == "DPoP"
         guard let proofKey else {
             if bound { throw .tokenBinding(.unrequestedDPoP) }
@@ -21,21 +21,21 @@ enum TokenBindingCheck {
     }
 
     /// `cnf.jkt` of a JWT access token; nil for opaque tokens or a JWT without it.
-    public static func confirmationThumbprint(_ accessToken: String) -> String? {
+    static func confirmationThumbprint(_ accessToken: String) -> String? {
         confirmation(accessToken)?["jkt"]?.stringValue
     }
 
     /// RFC 8705 §3.1: a JWT access token carrying `cnf.x5t#S256` must carry the base64url SHA-256
     /// thumbprint of the certificate presented (`certificateThumbprint`, raw 32 bytes). An opaque
     /// token, or a JWT without the member, cannot be checked and passes.
-    public static func checkCertificate(_ response: TokenResponse, certificateThumbprint: [UInt8]) throws(LatchkeyError) {
+    static func checkCertificate(_ response: TokenResponse, certificateThumbprint: [UInt8]) throws(LatchkeyError) {
         guard let x5t = Self.certificateThumbprint(response.accessToken) else { return }
         let expected = Base64URL.encode(certificateThumbprint)
         if x5t != expected { throw .tokenBinding(.certificateThumbprintMismatch(expected: expected, got: x5t)) }
     }
 
     /// `cnf.x5t#S256` of a JWT access token; nil for opaque tokens or a JWT without it.
-    public static func certificateThumbprint(_ accessToken: String) -> String? {
+    static func certificateThumbprint(_ accessToken: String) -> String? {
         confirmation(accessToken)?["x5t#S256"]?.stringValue
     }
 

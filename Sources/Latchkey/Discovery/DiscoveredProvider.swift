@@ -6,13 +6,13 @@ import LatchkeyJOSE
 /// for callers that show the provider's metadata, such as the CLI's `discover`.
 package struct DiscoveredProvider: Sendable, Equatable {
     /// The validated metadata (issuer matched, endpoints https or loopback http), overrides applied.
-    public var metadata: ProviderMetadata
+    package var metadata: ProviderMetadata
     /// The provider's JSON object exactly as it was sent, members in its order; empty when
     /// overrides alone made the metadata (no document was found).
-    public var document: JSONObject
+    package var document: JSONObject
 
     /// Pairs the validated metadata with the document it came from.
-    public init(metadata: ProviderMetadata, document: JSONObject) {
+    package init(metadata: ProviderMetadata, document: JSONObject) {
         self.metadata = metadata
         self.document = document
     }
@@ -21,7 +21,7 @@ package struct DiscoveredProvider: Sendable, Equatable {
     /// members `ProviderMetadata` reads replaced by their validated values. One of those that did
     /// not validate (a member of the wrong type) is left out; a member set only by an override is
     /// appended.
-    public var validatedDocument: JSONObject {
+    package var validatedDocument: JSONObject {
         let validated = metadata.json
         var result = JSONObject()
         for (key, value) in document {

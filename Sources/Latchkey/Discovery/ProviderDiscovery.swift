@@ -6,7 +6,7 @@ import LatchkeyJOSE
 /// RFC 8414 §3.3); every endpoint must be https (http only for loopback); overrides are applied last.
 package enum ProviderDiscovery {
     /// Discovers and validates `issuer`'s metadata, then applies `overrides`.
-    public static func discover(
+    package static func discover(
         issuer: String, transport: any HTTPTransport,
         overrides: EndpointOverrides = EndpointOverrides(),
         quirks: ProviderQuirks = ProviderQuirks(),
@@ -17,7 +17,7 @@ package enum ProviderDiscovery {
 
     /// `discover`, also keeping the provider's whole document (the validated object it came from),
     /// so a caller can show every member the provider sent, not only those latchkey uses.
-    public static func discoverDocument(
+    package static func discoverDocument(
         issuer: String, transport: any HTTPTransport,
         overrides: EndpointOverrides = EndpointOverrides(),
         quirks: ProviderQuirks = ProviderQuirks(),
@@ -56,7 +56,7 @@ package enum ProviderDiscovery {
 
     /// The discovery URLs, in order: `issuer + /.well-known/openid-configuration`, then RFC 8414
     /// §3.1's insertion of `/.well-known/oauth-authorization-server` before the issuer's path.
-    public static func candidateURLs(issuer: String) -> [HTTPURL] {
+    package static func candidateURLs(issuer: String) -> [HTTPURL] {
         var trimmed = issuer
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         var urls: [HTTPURL] = []
@@ -73,7 +73,7 @@ package enum ProviderDiscovery {
 
     /// The issuer a discovery document's URL stands for, or nil when `url` is not one: the OpenID
     /// form appends the well-known segment to the issuer, RFC 8414 §3.1 inserts it before the path.
-    public static func issuerBehindDiscoveryURL(_ url: HTTPURL) -> String? {
+    package static func issuerBehindDiscoveryURL(_ url: HTTPURL) -> String? {
         var path = url.path
         while path.hasSuffix("/") { path.removeLast() }
         for segment in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
@@ -88,7 +88,7 @@ package enum ProviderDiscovery {
     }
 
     /// Reads metadata members; the issuer must match exactly (or as a named quirk allows).
-    public static func parse(
+    package static func parse(
         _ object: JSONObject, expectedIssuer: String,
         quirks: ProviderQuirks = ProviderQuirks()
     ) throws(LatchkeyError) -> ProviderMetadata {

@@ -7,13 +7,13 @@ import LatchkeyJOSE
 /// is shown on screens and in QR codes.
 package struct EndSessionRequest: Sendable, Equatable {
     /// The URL to open: `end_session_endpoint` with the parameters added.
-    public let url: HTTPURL
+    package let url: HTTPURL
     /// The random `state` sent (§2: echoed on the redirect to `post_logout_redirect_uri`).
-    public let state: String
+    package let state: String
 
     /// Builds the request from the provider's `end_session_endpoint`. Throws `.protocolViolation`
     /// when the endpoint is not an https (or loopback http) URL.
-    public init(
+    package init(
         endpoint: String, clientID: String, postLogoutRedirectURI: String?, idTokenHint: String?,
         random: any RandomSource
     ) throws(LatchkeyError) {

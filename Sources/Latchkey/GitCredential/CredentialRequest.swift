@@ -6,37 +6,37 @@ import LatchkeyHTTP
 package struct CredentialRequest: Sendable, Equatable {
     /// The longest line accepted, in bytes (git's own lines are far shorter; a token is a value in
     /// git's answer, never in a request worth this much).
-    public static let maxLineBytes = 8192
+    package static let maxLineBytes = 8192
     /// The most lines accepted.
-    public static let maxLines = 256
+    package static let maxLines = 256
     /// The most bytes a reader should take from its input before giving up.
-    public static let maxBytes = 65_536
+    package static let maxBytes = 65_536
 
     /// Every attribute in input order; names ending in `[]` may repeat.
-    public var attributes: [(name: String, value: String)]
+    package var attributes: [(name: String, value: String)]
 
-    public static func == (a: CredentialRequest, b: CredentialRequest) -> Bool {
+    package static func == (a: CredentialRequest, b: CredentialRequest) -> Bool {
         a.attributes.map(\.name) == b.attributes.map(\.name) && a.attributes.map(\.value) == b.attributes.map(\.value)
     }
 
     /// The last value of `name` (git: a later value replaces an earlier one).
-    public func value(_ name: String) -> String? { attributes.last { $0.name == name }?.value }
+    package func value(_ name: String) -> String? { attributes.last { $0.name == name }?.value }
 
     /// `protocol`, from a `protocol=` line or a `url=` line, whichever came last.
-    public var scheme: String? { value("protocol") }
+    package var scheme: String? { value("protocol") }
     /// `host`, with its `:port` when git sends one.
-    public var host: String? { value("host") }
+    package var host: String? { value("host") }
 
     /// True when the request is for `protocol=https` and exactly `credentialHost` (compared without
     /// case, since DNS names are case-insensitive; a port must match too).
-    public func isHTTPS(forHost credentialHost: String) -> Bool {
+    package func isHTTPS(forHost credentialHost: String) -> Bool {
         guard scheme == "https", let host else { return false }
         return ASCIICase.equal(host, credentialHost)
     }
 
     /// Reads `bytes` up to the first blank line (or their end). A trailing CR is dropped from each
     /// line, as git itself does. Unknown attribute names are kept and ignored, as git asks of helpers.
-    public static func parse(_ bytes: [UInt8]) throws(CredentialRequestError) -> CredentialRequest {
+    package static func parse(_ bytes: [UInt8]) throws(CredentialRequestError) -> CredentialRequest {
         if bytes.count > maxBytes { throw .tooLarge(limit: maxBytes) }
         var attributes: [(name: String, value: String)] = []
         var start = 0
@@ -74,7 +74,7 @@ package struct CredentialRequest: Sendable, Equatable {
     }
 
     /// Makes a request from attributes, e.g. in tests.
-    public init(attributes: [(name: String, value: String)]) { self.attributes = attributes }
+    package init(attributes: [(name: String, value: String)]) { self.attributes = attributes }
 
     /// `[a-z0-9_-]+`, optionally ending in `[]` (git's multi-valued attributes such as `wwwauth[]`).
     static func isName(_ bytes: ArraySlice<UInt8>) -> Bool {

@@ -18,7 +18,7 @@ package enum CredentialRequestError: Error, Equatable, Sendable, CustomStringCon
     /// A required attribute (`protocol`, `host`) is missing.
     case missing(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingSeparator(let line): return "credential input line \(line) is not name=value"
         case .badName(let line): return "credential input line \(line) has no valid attribute name"

@@ -6,7 +6,7 @@ package enum ProfileFileError: Error, Sendable, Equatable, CustomStringConvertib
     case storage(TokenStoreError)
 
     /// One line.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalid(path, reason): return "profile file \(path) is invalid: \(reason)"
         case let .storage(error): return "profile settings: \(error)"

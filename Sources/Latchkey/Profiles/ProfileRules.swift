@@ -3,7 +3,7 @@ extension ProfileSettings {
     /// The client configuration a login for `issuer` starts from: the remembered one when it is for
     /// the same issuer, else a new one. Settings never carry over to another issuer — an endpoint
     /// override remembered for one provider would send the next provider's codes elsewhere.
-    public static func startingConfiguration(remembered: ProfileSettings?, issuer: String, clientID: String) -> ClientConfiguration {
+    package static func startingConfiguration(remembered: ProfileSettings?, issuer: String, clientID: String) -> ClientConfiguration {
         var client =
             remembered.flatMap { $0.client.issuer == issuer ? $0.client : nil }
             ?? ClientConfiguration(issuer: issuer, clientID: clientID)
@@ -15,7 +15,7 @@ extension ProfileSettings {
     /// The key source for a login asking for `requested` (nil: keep what is remembered, else machine).
     /// The key source is fixed at the first login: while a token file exists, another one is refused,
     /// since the file could no longer be opened.
-    public static func keySource(
+    package static func keySource(
         requested: KeySource?, remembered: ProfileSettings?,
         tokenFileExists: Bool
     ) throws(ProfileRuleViolation) -> KeySource {
@@ -33,7 +33,7 @@ package enum ProfileRuleViolation: Error, Sendable, Equatable, CustomStringConve
     case keySourceFixed(current: KeySource, requested: KeySource)
 
     /// One line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .keySourceFixed(let current, _): return "the profile already uses key source '\(current.name)'"
         }

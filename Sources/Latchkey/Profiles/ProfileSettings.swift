@@ -4,37 +4,37 @@ import LatchkeyJOSE
 /// written on a profile's first login and read by every later command. Never a secret.
 package struct ProfileSettings: Sendable, Equatable {
     /// Issuer, client_id, scopes, endpoint overrides, redirect URI, auth method, PKCE.
-    public var client: ClientConfiguration
+    package var client: ClientConfiguration
     /// How the token file is encrypted; fixed at the first login.
-    public var keySource: KeySource
+    package var keySource: KeySource
     /// The host (with `:port` when not 443) a git credential helper answers for; nil: the issuer's host.
     /// The git fields are the CLI's (`latchkey credential`), kept here only so the file stays one.
     package var credentialHost: String?
     /// The user name a git credential helper answers with; nil: `oauth2`.
     package var credentialUsername: String?
     /// OpenID Connect RP-Initiated Logout §2: where the provider sends the browser after logout.
-    public var postLogoutRedirectURI: String?
+    package var postLogoutRedirectURI: String?
     /// RFC 8705: the PEM client certificate (chain) presented to the provider, by absolute path; read at each use.
-    public var clientCertificateFile: String?
+    package var clientCertificateFile: String?
     /// The PEM private key of `clientCertificateFile`, by absolute path; read at each use, never copied.
-    public var clientCertificateKeyFile: String?
+    package var clientCertificateKeyFile: String?
     /// `private_key_jwt`: the path of the client's private key file, read at each use. The key
     /// itself is never copied into the profile.
-    public var clientKeyFile: String?
+    package var clientKeyFile: String?
     /// `private_key_jwt` with a ready-made assertion (RFC 7523 §2.2): the path of the file it is
     /// read from at each request, in place of `clientKeyFile`. Never copied.
-    public var clientAssertionFile: String?
+    package var clientAssertionFile: String?
     /// The JWT bearer grant (RFC 7523 §2.1): the path of the assertion file, read at the sign-in
     /// and at each renewal. Never copied.
-    public var assertionFile: String?
+    package var assertionFile: String?
     /// The PEM CA bundle `login --ca-file` named, by absolute path: the profile's default, below a
     /// later `--ca-file` or the CA variables of the environment. Read at each use, never copied.
-    public var caFile: String?
+    package var caFile: String?
     /// The offline_access-without-DPoP warning was shown once for this profile: it is not repeated.
-    public var offlineAccessWarned = false
+    package var offlineAccessWarned = false
     /// `config set min-ttl`: the refresh margin `token`, `fetch`, `proof` and `credential get` use
     /// when no `--min-ttl` is given, in seconds, used as given; nil: the standard margin.
-    public var minTTL: Int64?
+    package var minTTL: Int64?
 
     /// The names of the optional string members, in the order they are written (a name list with
     /// switch accessors: a key-path table is built at run time, on every `latchkey token`).
@@ -83,7 +83,7 @@ package struct ProfileSettings: Sendable, Equatable {
     }
 
     /// The JSON document: the library's `ClientConfiguration` codec plus `key_source`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o = client.json
         o["key_source"] = .string(keySource.name)
         for name in Self.optionalMembers { o.setIfPresent(name, optionalMember(name)) }
@@ -93,7 +93,7 @@ package struct ProfileSettings: Sendable, Equatable {
     }
 
     /// Reads the document; throws `ProfileFileError.invalid` naming the bad member.
-    public init(json: JSONObject, path: String) throws(ProfileFileError) {
+    package init(json: JSONObject, path: String) throws(ProfileFileError) {
         do {
             client = try ClientConfiguration(json: json)
         } catch {
@@ -130,7 +130,7 @@ package struct ProfileSettings: Sendable, Equatable {
     }
 
     /// Makes settings from parts.
-    public init(client: ClientConfiguration, keySource: KeySource) {
+    package init(client: ClientConfiguration, keySource: KeySource) {
         self.client = client
         self.keySource = keySource
     }

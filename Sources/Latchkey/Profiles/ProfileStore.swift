@@ -7,19 +7,19 @@ import LatchkeyJOSE
 /// that another user owns or group/others can write: the file decides where tokens are sent.
 package struct ProfileStore: Sendable {
     /// The state directory.
-    public let stateDirectory: String
+    package let stateDirectory: String
 
     /// The store for profiles under `stateDirectory`.
-    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+    package init(stateDirectory: String) { self.stateDirectory = stateDirectory }
 
     /// `<state-dir>/profiles`.
-    public var directory: String { stateDirectory + "/profiles" }
+    package var directory: String { stateDirectory + "/profiles" }
 
     /// `<state-dir>/profiles/NAME.json`.
-    public func path(for profile: String) -> String { directory + "/" + profile + ".json" }
+    package func path(for profile: String) -> String { directory + "/" + profile + ".json" }
 
     /// The profile's settings, or nil when it has never been signed in.
-    public func load(_ profile: String) throws(ProfileFileError) -> ProfileSettings? {
+    package func load(_ profile: String) throws(ProfileFileError) -> ProfileSettings? {
         let path = path(for: profile)
         guard let bytes = try readFile(path) else { return nil }
         let object: JSONObject
@@ -30,7 +30,7 @@ package struct ProfileStore: Sendable {
     }
 
     /// Writes the profile's settings (atomically, mode 0600, through the store's `PrivateFile`).
-    public func save(_ settings: ProfileSettings, profile: String) throws(ProfileFileError) {
+    package func save(_ settings: ProfileSettings, profile: String) throws(ProfileFileError) {
         do {
             // The state folder first: `PrivateFile` creates missing parents with 0700 and checks each.
             try PrivateFile.write(
@@ -42,7 +42,7 @@ package struct ProfileStore: Sendable {
     }
 
     /// The names of every profile with a settings file, sorted.
-    public func list() -> [String] {
+    package func list() -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

@@ -20,21 +20,21 @@ import LatchkeyHTTP
 package enum TransientFailure {
     /// Attempts at a request that is retried quickly (1 s, then 2 s apart, or the server's
     /// `Retry-After`).
-    public static let quickAttempts = 3
+    package static let quickAttempts = 3
 
     /// The pause after failed attempt `attempt` (1-based) of a quick retry, without `Retry-After`.
-    public static func pause(afterAttempt attempt: Int) -> Double { Double(attempt) }
+    package static func pause(afterAttempt attempt: Int) -> Double { Double(attempt) }
 
     /// The longest `Retry-After` waited out, in seconds: as long as the device grant's longest
     /// backoff (`DeviceAuthorizationFlow.maxBackoff`), so no command sits silent longer for a
     /// server than it would between two polls.
-    public static let maxRetryAfter: Double = 60
+    package static let maxRetryAfter: Double = 60
 
     /// 5xx or 429.
-    public static func isTransient(status: Int) -> Bool { status >= 500 || status == 429 }
+    package static func isTransient(status: Int) -> Bool { status >= 500 || status == 429 }
 
     /// A transport failure worth another attempt.
-    public static func isTransient(_ error: HTTPError) -> Bool {
+    package static func isTransient(_ error: HTTPError) -> Bool {
         switch error {
         case .dnsFailure, .connectFailed, .timedOut, .ioFailure, .proxyFailure, .protocolViolation: return true
         case .tlsFailure, .invalidURL, .unusableProxy, .cancelled, .tlsExpected, .tlsNotSpoken, .unreadableCABundle, .untrustedCABundle:
@@ -44,7 +44,7 @@ package enum TransientFailure {
 
     /// A Latchkey failure that is one of the above: the network, a 5xx/429 answer, or an endpoint
     /// that stayed unavailable.
-    public static func isTransient(_ error: LatchkeyError) -> Bool {
+    package static func isTransient(_ error: LatchkeyError) -> Bool {
         switch error {
         case .network(let e): return isTransient(e)
         case .oauth(.unexpectedStatus(let status), _): return isTransient(status: status)
@@ -89,7 +89,7 @@ package enum TransientFailure {
     /// delta-seconds, or an HTTP-date measured from the answer's own `Date` when it has one (so a
     /// local clock that is off does not stretch it), else from `now`. Nil for other statuses, no
     /// header, or a value that is neither form.
-    public static func retryAfter(_ response: HTTPResponse, now: Timestamp) -> Double? {
+    package static func retryAfter(_ response: HTTPResponse, now: Timestamp) -> Double? {
         guard response.status == 429 || response.status == 503, let raw = response.header("Retry-After") else { return nil }
         let value = raw.trimmingASCIIWhitespace
         if !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {

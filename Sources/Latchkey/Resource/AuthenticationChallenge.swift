@@ -5,22 +5,22 @@ import LatchkeyHTTP
 /// about what it does not need; hostile input gives nil or fewer params, never a crash.
 package struct AuthenticationChallenge: Sendable, Equatable {
     /// The scheme, e.g. `Bearer` or `DPoP` (compared case-insensitively by `isScheme`).
-    public let scheme: String
+    package let scheme: String
     /// The auth-params in order, names lowercased, values unquoted.
-    public let parameters: [(name: String, value: String)]
+    package let parameters: [(name: String, value: String)]
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.scheme == b.scheme && a.parameters.elementsEqual(b.parameters) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// True when the scheme is `name` (ASCII case-insensitive).
-    public func isScheme(_ name: String) -> Bool { HeaderName.equal(scheme, name) }
+    package func isScheme(_ name: String) -> Bool { HeaderName.equal(scheme, name) }
 
     /// The value of param `name` (lowercase), if present.
-    public func parameter(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
+    package func parameter(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
 
     /// Every challenge in `header`. A header longer than 8 KiB is not parsed (nil).
-    public static func parse(_ header: String) -> [AuthenticationChallenge]? {
+    package static func parse(_ header: String) -> [AuthenticationChallenge]? {
         let bytes = Array(header.utf8)
         guard bytes.count <= 8192 else { return nil }
         var scanner = ChallengeScanner(bytes: bytes)
@@ -28,7 +28,7 @@ package struct AuthenticationChallenge: Sendable, Equatable {
     }
 
     /// True when `response`'s challenges include `scheme` with `error="code"` (RFC 6750 §3.1).
-    public static func hasError(_ code: String, scheme: String, in header: String?) -> Bool {
+    package static func hasError(_ code: String, scheme: String, in header: String?) -> Bool {
         guard let header, let challenges = parse(header) else { return false }
         return challenges.contains { $0.isScheme(scheme) && $0.parameter("error") == code }
     }

@@ -12,13 +12,13 @@ import LatchkeyJOSE
 /// No token is ever sent here.
 package enum ProtectedResourceDiscovery {
     /// At most this many bytes of metadata are read.
-    public static let maxDocumentBytes = 64 * 1024
+    package static let maxDocumentBytes = 64 * 1024
     /// Each metadata request's deadline, in seconds.
-    public static let timeout: Double = 10
+    package static let timeout: Double = 10
 
     /// The metadata at `url`'s well-known location, or nil when there is none there (any status
     /// but 200: most resources publish none).
-    public static func wellKnownMetadata(for url: HTTPURL, transport: any HTTPTransport) async throws(LatchkeyError)
+    package static func wellKnownMetadata(for url: HTTPURL, transport: any HTTPTransport) async throws(LatchkeyError)
         -> ProtectedResourceMetadata?
     {
         let identifier = ResourceIdentifier(url)
@@ -34,7 +34,7 @@ package enum ProtectedResourceDiscovery {
 
     /// The metadata a challenge's `resource_metadata` names, for a request to `url`: refused before
     /// any request when it is on another origin.
-    public static func challengedMetadata(_ location: String, for url: HTTPURL, transport: any HTTPTransport)
+    package static func challengedMetadata(_ location: String, for url: HTTPURL, transport: any HTTPTransport)
         async throws(LatchkeyError) -> ProtectedResourceMetadata
     {
         let target = try checkedLocation(location, for: url)
@@ -52,7 +52,7 @@ package enum ProtectedResourceDiscovery {
 
     /// `location` as a URL that may be fetched for `url`'s resource: https (http to loopback) and
     /// on `url`'s origin.
-    public static func checkedLocation(_ location: String, for url: HTTPURL) throws(LatchkeyError) -> HTTPURL {
+    package static func checkedLocation(_ location: String, for url: HTTPURL) throws(LatchkeyError) -> HTTPURL {
         guard let target = HTTPURL(string: location), target.fragment == nil else {
             throw .resourceMetadata(.unusableURL(location))
         }
@@ -65,7 +65,7 @@ package enum ProtectedResourceDiscovery {
     /// The metadata for a request to `url` that was answered `response`: the challenge's
     /// `resource_metadata` when it has one, else the well-known location's when the answer was a
     /// 401; nil when neither leads anywhere.
-    public static func metadata(after response: HTTPResponse, for url: HTTPURL, transport: any HTTPTransport)
+    package static func metadata(after response: HTTPResponse, for url: HTTPURL, transport: any HTTPTransport)
         async throws(LatchkeyError) -> ProtectedResourceMetadata?
     {
         let challenge = ResourceChallenge(wwwAuthenticate: response.header("WWW-Authenticate"))
@@ -80,7 +80,7 @@ package enum ProtectedResourceDiscovery {
     /// when its discovery document says exactly that, else its other spelling (one trailing `/`
     /// more or less, `IssuerName.otherSpelling`) when that is what the document says; anything
     /// else is `issuerMismatch`. The caller then signs in at the result, discovered exactly again.
-    public static func issuer(named: String, transport: any HTTPTransport, time: any TimeSource = SystemTimeSource())
+    package static func issuer(named: String, transport: any HTTPTransport, time: any TimeSource = SystemTimeSource())
         async throws(LatchkeyError) -> String
     {
         do {

@@ -124,7 +124,7 @@ package enum IssuerName {
     /// True when `a` and `b` name the same issuer, ignoring one trailing `/` (the mcp SDK's
     /// pydantic URLs add one to `authorization_servers`). Only for choosing: the issuer's own
     /// metadata is still compared exactly at discovery.
-    public static func sameIssuer(_ a: String, _ b: String) -> Bool {
+    package static func sameIssuer(_ a: String, _ b: String) -> Bool {
         a == b || trimmed(a) == trimmed(b)
     }
 
@@ -134,7 +134,7 @@ package enum IssuerName {
     }
 
     /// The other spelling of `issuer`: with its trailing `/` removed, or with one added.
-    public static func otherSpelling(_ issuer: String) -> String {
+    package static func otherSpelling(_ issuer: String) -> String {
         issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer + "/"
     }
 }

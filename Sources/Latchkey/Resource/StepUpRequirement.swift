@@ -4,18 +4,18 @@
 /// whether to sign in again (`AuthenticationRequirement`).
 package struct StepUpRequirement: Sendable, Equatable {
     /// `acr_values`, space-separated in the challenge, in order; nil when not asked.
-    public var acrValues: [String]?
+    package var acrValues: [String]?
     /// `max_age` in seconds; nil when not asked.
-    public var maxAge: Int?
+    package var maxAge: Int?
 
     /// A requirement naming `acrValues` and/or `maxAge`.
-    public init(acrValues: [String]? = nil, maxAge: Int? = nil) {
+    package init(acrValues: [String]? = nil, maxAge: Int? = nil) {
         self.acrValues = acrValues
         self.maxAge = maxAge
     }
 
     /// What a sign-in must ask for to answer it.
-    public var authentication: AuthenticationRequirement {
+    package var authentication: AuthenticationRequirement {
         AuthenticationRequirement(acrValues: acrValues ?? [], maxAge: maxAge)
     }
 }
@@ -25,18 +25,18 @@ package struct StepUpRequirement: Sendable, Equatable {
 /// `Bearer` or `DPoP` challenges of `WWW-Authenticate`; untrusted text, kept as sent.
 package struct ResourceChallenge: Sendable, Equatable {
     /// The challenge's `error`, if any.
-    public var error: String?
+    package var error: String?
     /// `resource_metadata`: the URL of the resource's metadata, as sent (not yet checked).
-    public var resourceMetadata: String?
+    package var resourceMetadata: String?
     /// Present when `error` is `insufficient_user_authentication`.
-    public var stepUp: StepUpRequirement?
+    package var stepUp: StepUpRequirement?
 
     /// The most a `max_age` may say (a year): anything larger is not a bound worth sending on.
-    public static let maxMaxAge = 31_536_000
+    package static let maxMaxAge = 31_536_000
 
     /// Reads the first `Bearer` or `DPoP` challenge that carries `error` or `resource_metadata`;
     /// nil when there is none (or the header cannot be parsed).
-    public init?(wwwAuthenticate header: String?) {
+    package init?(wwwAuthenticate header: String?) {
         guard let header, let challenges = AuthenticationChallenge.parse(header) else { return nil }
         guard
             let challenge = challenges.first(where: {

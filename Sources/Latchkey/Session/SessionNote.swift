@@ -18,10 +18,10 @@ package enum SessionNote: Sendable, Equatable {
 package final class SessionNotes: Sendable {
     private let handler = Mutex<(@Sendable (SessionNote) -> Void)?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// Sends every later note to `handler`, replacing an earlier one.
-    public func observe(_ handler: @escaping @Sendable (SessionNote) -> Void) {
+    package func observe(_ handler: @escaping @Sendable (SessionNote) -> Void) {
         self.handler.withLock { $0 = handler }
     }
 

@@ -4,20 +4,20 @@ import LatchkeyHTTP
 /// (text, JSON, the metrics of `status --format openmetrics`) says the same. Holds no token.
 package struct SessionStatus: Sendable, Equatable {
     /// True when a session is stored.
-    public var signedIn: Bool
+    package var signedIn: Bool
     /// When the access token expires; nil when not signed in or the provider gave no expiry.
-    public var accessTokenExpiresAt: Timestamp?
+    package var accessTokenExpiresAt: Timestamp?
     /// True when the access token is valid at the time the status was taken.
-    public var accessTokenValid: Bool
+    package var accessTokenValid: Bool
     /// True when a refresh token is held.
-    public var refreshTokenHeld: Bool
+    package var refreshTokenHeld: Bool
     /// What the access token is bound to; nil when not signed in.
-    public var binding: TokenBinding?
+    package var binding: TokenBinding?
     /// The last refresh attempt recorded in the profile's lock file, failed ones too.
-    public var lastRefresh: RefreshAttempt?
+    package var lastRefresh: RefreshAttempt?
 
     /// The status of `session` (nil: not signed in) at `now`.
-    public init(session: StoredSession?, lastRefresh: RefreshAttempt?, at now: Timestamp) {
+    package init(session: StoredSession?, lastRefresh: RefreshAttempt?, at now: Timestamp) {
         signedIn = session != nil
         accessTokenExpiresAt = session?.token.expiresAt
         accessTokenValid = session?.token.isValid(at: now) ?? false

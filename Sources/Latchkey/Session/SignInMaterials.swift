@@ -3,25 +3,25 @@
 /// flow. `ClientConfiguration.problems(for:given:metadata:)` judges the two together.
 package struct SignInMaterials: Sendable {
     /// A client secret is at hand (for the `client_secret_*` methods).
-    public var clientSecret: Bool
+    package var clientSecret: Bool
     /// A source for the client's private key is at hand (`private_key_jwt`).
-    public var clientKey: Bool
+    package var clientKey: Bool
     /// A client certificate and its key are at hand (the mutual-TLS methods, RFC 8705).
-    public var clientCertificate: Bool
+    package var clientCertificate: Bool
     /// The program authenticates the client itself (`Session`'s `clientAuthentication`): the
     /// method's own secret or key is then not needed.
-    public var customClientAuthentication: Bool
+    package var customClientAuthentication: Bool
     /// A CIBA request naming the person to ask (`BackchannelAuthenticationRequest`).
-    public var loginHint: Bool
+    package var loginHint: Bool
     /// A way to read the pasted redirect URL or code (the paste flow).
-    public var pasteReader: Bool
+    package var pasteReader: Bool
     /// What a public client asking for `offline_access` without DPoP gets.
-    public var offlineAccess: OfflineAccessPolicy
+    package var offlineAccess: OfflineAccessPolicy
     /// An assertion file is at hand (the JWT bearer grant).
-    public var assertion: Bool
+    package var assertion: Bool
 
     /// Makes materials; every default is "not given".
-    public init(
+    package init(
         clientSecret: Bool = false, clientKey: Bool = false, clientCertificate: Bool = false,
         customClientAuthentication: Bool = false, loginHint: Bool = false, pasteReader: Bool = false,
         offlineAccess: OfflineAccessPolicy = .warn, assertion: Bool = false

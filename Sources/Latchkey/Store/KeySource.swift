@@ -34,7 +34,7 @@ public enum KeySource: Sendable, Equatable, Hashable, CustomStringConvertible {
         case file = 4
 
         /// The CLI spelling without a path: `machine`, `passphrase`, `credential`, `file`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .machine: return "machine"
             case .passphrase: return "passphrase"

@@ -7,11 +7,11 @@ import LatchkeyCrypto
 /// linked elsewhere, a systemd credential path). Nothing is ever copied or written.
 package enum OwnerOnlyFile {
     /// Enough for a certificate chain of a few certificates, or any key Latchkey accepts.
-    public static let defaultLimit = 64 * 1024
+    package static let defaultLimit = 64 * 1024
 
     /// The contents of `path`; `.io(…ENOENT)` when it does not exist, `.wrongOwner` or
     /// `.unsafePermissions` when its owner or mode is unsafe.
-    public static func read(_ path: String, limit: Int = defaultLimit) throws(TokenStoreError) -> [UInt8] {
+    package static func read(_ path: String, limit: Int = defaultLimit) throws(TokenStoreError) -> [UInt8] {
         guard
             let bytes = try SecureFileReader.read(
                 path: path, limit: limit, policy: .ownerOnly, followSymlinks: true,
@@ -23,7 +23,7 @@ package enum OwnerOnlyFile {
     }
 
     /// `read`, for a secret: the bytes are handed over as `SecretBytes` and the copy read is zeroed.
-    public static func readSecret(_ path: String, limit: Int = defaultLimit) throws(TokenStoreError) -> SecretBytes {
+    package static func readSecret(_ path: String, limit: Int = defaultLimit) throws(TokenStoreError) -> SecretBytes {
         var bytes = try read(path, limit: limit)
         defer { bytes.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
         return SecretBytes(bytes)

@@ -7,7 +7,7 @@ import LatchkeyCrypto
 package enum PrivateFile {
     /// Creates `directory` (and missing parents) if needed, then replaces `directory/fileName`
     /// with `bytes` atomically. On failure the old file is untouched.
-    public static func write(_ bytes: [UInt8], directory: String, fileName: String) throws(TokenStoreError) {
+    package static func write(_ bytes: [UInt8], directory: String, fileName: String) throws(TokenStoreError) {
         try StateDirectory.ensure(directory)
         let random: SecureRandom
         do { random = try SecureRandom() } catch {
@@ -20,7 +20,7 @@ package enum PrivateFile {
 
     /// The contents of `path`, or nil when it (or its folder) does not exist; at most `limit`
     /// bytes. The folder holding it is checked first, with the rules of `write`.
-    public static func read(_ path: String, limit: Int) throws(TokenStoreError) -> [UInt8]? {
+    package static func read(_ path: String, limit: Int) throws(TokenStoreError) -> [UInt8]? {
         guard try checkFolder(folder(of: path)) else { return nil }
         return try SecureFileReader.read(path: path, limit: limit, policy: .ownerOnly, followSymlinks: false) { size in
             .tooLarge(path: path, size: size, limit: limit)
@@ -31,7 +31,7 @@ package enum PrivateFile {
     /// directory (or a symbolic link to one) owned by the effective user that group and others
     /// cannot write. Creates nothing; false when it does not exist. A reader uses this for each
     /// folder above the file that it trusts, such as the state folder above `profiles/`.
-    public static func checkFolder(_ path: String) throws(TokenStoreError) -> Bool {
+    package static func checkFolder(_ path: String) throws(TokenStoreError) -> Bool {
         try StateDirectory.checkExisting(StateDirectory.trimmingTrailingSlashes(path))
     }
 

@@ -7,13 +7,13 @@ package struct SpaceReserver: Sendable {
     let reserve: @Sendable (_ fd: Int32, _ bytes: Int) -> Int32
 
     /// A reserver calling `reserve(fd, bytes)`, which returns 0 or an errno.
-    public init(_ reserve: @escaping @Sendable (_ fd: Int32, _ bytes: Int) -> Int32) { self.reserve = reserve }
+    package init(_ reserve: @escaping @Sendable (_ fd: Int32, _ bytes: Int) -> Int32) { self.reserve = reserve }
 
     /// `posix_fallocate`, or zeros written where the file system cannot fallocate.
-    public static let system = SpaceReserver { AtomicFileWriter.reserveSpace(fd: $0, size: $1) }
+    package static let system = SpaceReserver { AtomicFileWriter.reserveSpace(fd: $0, size: $1) }
 
     /// Always fails with `errno` (for tests).
-    public static func failing(errno code: Int32) -> SpaceReserver { SpaceReserver { _, _ in code } }
+    package static func failing(errno code: Int32) -> SpaceReserver { SpaceReserver { _, _ in code } }
 }
 
 /// The last refresh attempt, kept in the first bytes of the profile's lock file: one line

@@ -10,35 +10,35 @@ import LatchkeyCrypto
 /// that skipped that check would still fail authentication.
 package struct TokenFile: Sendable, Equatable {
     /// The first four bytes of every token file.
-    public static let magic: [UInt8] = Array("LKTF".utf8)
+    package static let magic: [UInt8] = Array("LKTF".utf8)
     /// The format version this build writes and the newest it reads.
-    public static let currentVersion: UInt8 = 1
+    package static let currentVersion: UInt8 = 1
     /// No token file this build writes comes near this; larger files are refused unread.
-    public static let maximumByteCount = 1 << 20
+    package static let maximumByteCount = 1 << 20
     /// AES-GCM nonce length (96 bits, random per write).
-    public static let nonceByteCount = 12
+    package static let nonceByteCount = 12
     /// AES-GCM tag length.
-    public static let tagByteCount = 16
+    package static let tagByteCount = 16
     /// AES key length (AES-256).
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
     /// Longest profile name the header can carry.
-    public static let maximumProfileByteCount = 255
+    package static let maximumProfileByteCount = 255
 
     /// Which key source encrypted the file.
-    public var keySource: KeySource.Kind
+    package var keySource: KeySource.Kind
     /// The profile the file belongs to.
-    public var profile: String
+    package var profile: String
     /// The KDF and its parameters that turn the key material into the file key.
-    public var keyDerivation: TokenFileKeyDerivation
+    package var keyDerivation: TokenFileKeyDerivation
     /// The 96-bit GCM nonce.
-    public var nonce: [UInt8]
+    package var nonce: [UInt8]
     /// The encrypted payload (same length as the JSON plaintext).
-    public var ciphertext: [UInt8]
+    package var ciphertext: [UInt8]
     /// The 128-bit GCM tag.
-    public var tag: [UInt8]
+    package var tag: [UInt8]
 
     /// Makes a file value from its parts (normally use `seal` or `decode`).
-    public init(
+    package init(
         keySource: KeySource.Kind, profile: String, keyDerivation: TokenFileKeyDerivation,
         nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]
     ) {
@@ -52,7 +52,7 @@ package struct TokenFile: Sendable, Equatable {
 
     /// The header: every byte before the ciphertext (its last field is the ciphertext length,
     /// so set `ciphertext` before asking for the header of a finished file).
-    public var header: [UInt8] {
+    package var header: [UInt8] {
         let name = Array(profile.utf8)
         var bytes = Self.magic
         bytes.reserveCapacity(4 + 3 + name.count + 20 + Self.nonceByteCount + 4)
@@ -72,7 +72,7 @@ package struct TokenFile: Sendable, Equatable {
     }
 
     /// The whole file.
-    public func encoded() -> [UInt8] { header + ciphertext + tag }
+    package func encoded() -> [UInt8] { header + ciphertext + tag }
 
     /// The additional authenticated data: the header, then the profile name the reader expects.
     package static func additionalData(header: [UInt8], expectedProfile: String) -> [UInt8] {
@@ -84,7 +84,7 @@ package struct TokenFile: Sendable, Equatable {
     /// Parses the container without decrypting. Checks, in order: size, magic, version (a newer
     /// one is refused before anything else is read), key source, profile name, KDF parameters,
     /// and that nonce and tag fit. `path` only labels the errors.
-    public static func decode(_ bytes: [UInt8], path: String) throws(TokenStoreError) -> TokenFile {
+    package static func decode(_ bytes: [UInt8], path: String) throws(TokenStoreError) -> TokenFile {
         guard bytes.count <= maximumByteCount else {
             throw .tooLarge(path: path, size: bytes.count, limit: maximumByteCount)
         }
@@ -152,7 +152,7 @@ package struct TokenFile: Sendable, Equatable {
 
     /// Decrypts and decodes the session. Checks the profile named in the header and, after
     /// authentication, the one in the payload. `path` only labels the errors.
-    public func open(fileKey: SecretBytes, expectedProfile: String, path: String) throws(TokenStoreError) -> StoredSession {
+    package func open(fileKey: SecretBytes, expectedProfile: String, path: String) throws(TokenStoreError) -> StoredSession {
         guard profile == expectedProfile else {
             throw .profileMismatch(path: path, expected: expectedProfile, found: profile)
         }
@@ -190,7 +190,7 @@ package struct TokenFile: Sendable, Equatable {
         return plaintext.count + tagByteCount + 1024
     }
 
-    public static func seal(
+    package static func seal(
         _ session: StoredSession, keySource: KeySource.Kind, keyDerivation: TokenFileKeyDerivation,
         nonce: [UInt8], fileKey: SecretBytes, path: String = "token file"
     ) throws(TokenStoreError) -> TokenFile {

@@ -8,14 +8,14 @@ package enum TokenFileKeyDerivation: Sendable, Equatable {
     case pbkdf2SHA256(iterations: UInt32, salt: [UInt8])
 
     /// Salt length for both KDFs.
-    public static let saltByteCount = 16
+    package static let saltByteCount = 16
     /// The fewest PBKDF2 iterations written or accepted (OWASP 2023 figure for HMAC-SHA-256).
-    public static let minimumIterations: UInt32 = 600_000
+    package static let minimumIterations: UInt32 = 600_000
     /// The most PBKDF2 iterations accepted, so a hostile header cannot stall a reader for minutes.
-    public static let maximumIterations: UInt32 = 10_000_000
+    package static let maximumIterations: UInt32 = 10_000_000
 
     /// The salt, whichever the KDF.
-    public var salt: [UInt8] {
+    package var salt: [UInt8] {
         switch self {
         case let .hkdfSHA256(salt): return salt
         case let .pbkdf2SHA256(_, salt): return salt

@@ -4,7 +4,7 @@
 /// `latchkey token --format header`, and one with ESC would drive the terminal that shows it.
 package enum TokenCharacters {
     /// True when every byte of `token` is VSCHAR (an empty string is true; callers check presence).
-    public static func areVSCHAR(_ token: String) -> Bool {
+    package static func areVSCHAR(_ token: String) -> Bool {
         token.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 }

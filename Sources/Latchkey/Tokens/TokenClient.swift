@@ -6,15 +6,15 @@ import LatchkeyHTTP
 /// `SessionBinding`, which adds the client's authentication and, for a bound session, DPoP proofs.
 struct TokenClient: Sendable {
     /// The client.
-    public let configuration: ClientConfiguration
+    let configuration: ClientConfiguration
     /// Endpoints (discovered or stored, overrides applied); with a client certificate presented,
     /// the `mtls_endpoint_aliases` in place of the ordinary ones (RFC 8705 §5).
-    public let metadata: ProviderMetadata
+    let metadata: ProviderMetadata
     /// The session's credentials, and the one loop that sends them.
     var binding: SessionBinding
     /// True refuses a `Bearer` answer to a DPoP proof: `DPoPMode.always`, or a bound session
     /// refreshing (its refresh token stays bound).
-    public var requiresBinding: Bool
+    var requiresBinding: Bool
     /// What this sign-in asks of the person's authentication (`acr_values`, `max_age`): sent on
     /// the request that starts the authorization and checked on its ID token. Per sign-in, never
     /// stored with the profile's settings and never checked on refresh.
@@ -40,7 +40,7 @@ struct TokenClient: Sendable {
     }
 
     /// The DPoP key whose proofs this client's requests carry, if any.
-    public var dpopKey: DPoPKey? { binding.dpopKey }
+    var dpopKey: DPoPKey? { binding.dpopKey }
 
     /// The same client with each request's deadline cut to `seconds` (at least 1 s), so a stalled
     /// server cannot hold a flow past its own deadline.
@@ -55,7 +55,7 @@ struct TokenClient: Sendable {
     /// Every grant carries the configured `resource` indicators (RFC 8707 §2.2), so a refreshed or
     /// renewed token keeps the audience the sign-in asked for. A transient failure is asked again
     /// (`TransientFailure`) unless `retrying` is false: polling keeps its own pace.
-    public func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (
+    func request(_ params: [(String, String)], retrying: Bool = true) async throws(LatchkeyError) -> (
         TokenResponse.Outcome, HTTPResponse
     ) {
         let url = try EndpointExchange.endpointURL(metadata.tokenEndpoint, name: "token_endpoint")
@@ -76,7 +76,7 @@ struct TokenClient: Sendable {
     }
 
     /// Exchanges an authorization code (RFC 6749 §4.1.3 with RFC 7636 §4.5's `code_verifier`).
-    public func exchangeCode(_ code: String, redirectURI: String, verifier: String) async throws(LatchkeyError) -> TokenResponse {
+    func exchangeCode(_ code: String, redirectURI: String, verifier: String) async throws(LatchkeyError) -> TokenResponse {
         let (outcome, _) = try await request([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)
         ])
@@ -85,7 +85,7 @@ struct TokenClient: Sendable {
 
     /// Refreshes (RFC 6749 §6). `invalid_grant` (or Glewlwyd's empty 400) becomes `.reauthenticationRequired`.
     /// `retrying` false sends it once: a caller holding a still-valid token rides a failure out.
-    public func refresh(refreshToken: String, scope: String? = nil, retrying: Bool = true) async throws(LatchkeyError) -> TokenResponse {
+    func refresh(refreshToken: String, scope: String? = nil, retrying: Bool = true) async throws(LatchkeyError) -> TokenResponse {
         var params = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope { params.append(("scope", scope)) }
         let (outcome, _) = try await request(params, retrying: retrying)
@@ -95,7 +95,7 @@ struct TokenClient: Sendable {
     /// Revokes `token` (RFC 7009). Returns nil on success, or why it failed; never throws, since a
     /// failed revocation must not stop a local logout. A refusal that `ProviderQuirks.revocationFallback`
     /// answers (Glewlwyd's 401 to a public client) is sent once more as it says.
-    public func revoke(_ token: String, kind: TokenKind, accessToken: String?) async -> RevocationFailure? {
+    func revoke(_ token: String, kind: TokenKind, accessToken: String?) async -> RevocationFailure? {
         guard let endpoint = metadata.revocationEndpoint else { return .noEndpoint(kind) }
         guard let url = HTTPURL(string: endpoint) else { return .insecureEndpoint(kind, endpoint: endpoint) }
         let request = ProviderRequest(role: .revocation, url: url, form: [("token", token), ("token_type_hint", kind.rawValue)])
@@ -121,7 +121,7 @@ struct TokenClient: Sendable {
     /// The client-credentials grant (RFC 6749 §4.4): the client acting as itself, authenticated by
     /// the binding like any token request. `openid` and `offline_access` are left out of `scope`:
     /// with no person there is no ID token, and no refresh token is wanted (§4.4.3).
-    public func clientCredentials() async throws(LatchkeyError) -> TokenResponse {
+    func clientCredentials() async throws(LatchkeyError) -> TokenResponse {
         var params = [("grant_type", "client_credentials")]
         let scopes = configuration.scopes.filter { $0 != "openid" && $0 != "offline_access" }
         if !scopes.isEmpty { params.append(("scope", scopes.joined(separator: " "))) }
@@ -132,7 +132,7 @@ struct TokenClient: Sendable {
     /// The JWT bearer grant (RFC 7523 §2.1): `assertion` as the grant, with the client's
     /// authentication by the binding (a public client only names itself). Scopes as for client
     /// credentials: no ID token and no refresh token are wanted.
-    public func jwtBearer(assertion: String) async throws(LatchkeyError) -> TokenResponse {
+    func jwtBearer(assertion: String) async throws(LatchkeyError) -> TokenResponse {
         var params = [("grant_type", Self.jwtBearerGrantType), ("assertion", assertion)]
         let scopes = configuration.scopes.filter { $0 != "openid" && $0 != "offline_access" }
         if !scopes.isEmpty { params.append(("scope", scopes.joined(separator: " "))) }
@@ -167,7 +167,7 @@ struct TokenClient: Sendable {
 
     /// Pushes an authorization request (RFC 9126 §2.1): the parameters go to the provider over the
     /// back channel, authenticated like a token request (and with a DPoP proof when bound).
-    public func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
+    func pushAuthorizationRequest(_ params: [(String, String)]) async throws(LatchkeyError) -> PushedAuthorizationResponse {
         let url = try EndpointExchange.endpointURL(
             metadata.pushedAuthorizationRequestEndpoint,
             name: "pushed_authorization_request_endpoint")
@@ -183,7 +183,7 @@ struct TokenClient: Sendable {
 
     /// Throws `.clientAuthenticationRefused` when `response` refuses the client's own credentials in
     /// a way its authenticator can explain (`RequestAuthenticator.refusal(of:endpoint:)`).
-    public func checkClientAuthentication(_ response: HTTPResponse, endpoint: EndpointRole) throws(LatchkeyError) {
+    func checkClientAuthentication(_ response: HTTPResponse, endpoint: EndpointRole) throws(LatchkeyError) {
         if let refusal = binding.clientAuthentication.refusal(of: response, endpoint: endpoint) {
             throw .clientAuthenticationRefused(refusal)
         }

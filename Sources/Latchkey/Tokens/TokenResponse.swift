@@ -4,25 +4,25 @@ import LatchkeyJOSE
 /// A successful token-endpoint response (RFC 6749 §5.1), parsed leniently where providers differ.
 package struct TokenResponse: Sendable, Equatable {
     /// The access token. Secret.
-    public var accessToken: String
+    package var accessToken: String
     /// `Bearer` or `DPoP`, normalised (providers send `bearer` too); `parse` refuses any other type.
-    public var tokenType: String
+    package var tokenType: String
     /// A new refresh token, when issued (rotation).
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// Lifetime in seconds, sent as a number or a string.
-    public var expiresIn: Int64?
+    package var expiresIn: Int64?
     /// Granted scope.
-    public var scope: String?
+    package var scope: String?
     /// The compact ID token, *unverified* until `IDTokenVerifier` has checked it.
-    public var idToken: String?
+    package var idToken: String?
     /// The whole response object, for extra members.
-    public var raw: JSONObject
+    package var raw: JSONObject
     /// The server's `Date` header, for clock-skew detection (`ClockSkew`); only from an answer
     /// over TLS or loopback (`ClockSkew.authenticatedServerDate`).
-    public var serverDate: Timestamp?
+    package var serverDate: Timestamp?
 
     /// Makes a value (tests and custom grants).
-    public init(
+    package init(
         accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresIn: Int64? = nil,
         scope: String? = nil, idToken: String? = nil, raw: JSONObject = JSONObject(), serverDate: Timestamp? = nil
     ) {
@@ -47,7 +47,7 @@ package struct TokenResponse: Sendable, Equatable {
     /// Parses a token-endpoint response by Content-Type. A response is a token ONLY when it is a 2xx
     /// carrying `access_token` and no `error` (GitHub sends pending errors with HTTP 200).
     /// An empty 400 is `invalid_grant` (Glewlwyd's answer to a replayed refresh token).
-    public static func parse(_ response: HTTPResponse) -> Outcome {
+    package static func parse(_ response: HTTPResponse) -> Outcome {
         let object = ResponseBody.object(response)
         if let object, let code = object.string("error"), !code.isEmpty {
             return .error(.server(code: code, description: object.string("error_description"), status: response.status))
@@ -97,7 +97,7 @@ package struct TokenResponse: Sendable, Equatable {
 
     /// The `Token` value this response gives at `now`; `previous` supplies what a refresh may omit
     /// (the refresh token and the last verified ID token, never overwritten by absence).
-    public func token(at now: Timestamp, previous: Token? = nil) -> Token {
+    package func token(at now: Timestamp, previous: Token? = nil) -> Token {
         Token(
             accessToken: accessToken, tokenType: tokenType,
             refreshToken: refreshToken ?? previous?.refreshToken,

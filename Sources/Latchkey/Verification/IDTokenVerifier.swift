@@ -21,34 +21,34 @@ package struct IDTokenVerifier: Sendable {
     /// for what they give up.
     package struct Configuration: Sendable {
         /// The expected `iss`, exactly.
-        public var issuer: String
+        package var issuer: String
         /// The client_id that must be in `aud` (and equal `azp` when present).
-        public var clientID: String
+        package var clientID: String
         /// Algorithms the caller accepts (already limited to what the provider advertises).
-        public var allowedAlgorithms: Set<JWSAlgorithm>
+        package var allowedAlgorithms: Set<JWSAlgorithm>
         /// Seconds of clock tolerance for `exp`, `nbf` and `iat` (and `maxAge`).
-        public var leeway: Double
+        package var leeway: Double
         /// Refuse tokens issued longer ago than this many seconds (nil: no limit).
-        public var maxAge: Double?
+        package var maxAge: Double?
         /// Microsoft Entra `/common` and `/organizations`: the metadata issuer contains the literal
         /// `{tenantid}`, which is replaced by the token's `tid` claim before the exact comparison.
-        public var substituteEntraTenantID: Bool
+        package var substituteEntraTenantID: Bool
         /// UNSAFE: accepts tokens from any issuer. Only for `latchkey verify` without `--issuer`.
-        public var skipIssuerCheck: Bool
+        package var skipIssuerCheck: Bool
         /// UNSAFE: accepts tokens for any audience. Only for verifying tokens not meant for this client.
-        public var skipClientIDCheck: Bool
+        package var skipClientIDCheck: Bool
         /// UNSAFE: accepts expired tokens, tokens not valid yet and tokens issued in the future
         /// (`verify --no-time-check`).
-        public var skipExpiryCheck: Bool
+        package var skipExpiryCheck: Bool
         /// The claims the token must carry: an ID token's, or only those checked.
-        public var kind: TokenKind
+        package var kind: TokenKind
         /// What the sign-in asked of the authentication (OIDC Core §3.1.2.1, §2): with `acr_values`
         /// the token's `acr` must be one of them; with `max_age` its `auth_time` must be present and
         /// no older than `max_age` plus the leeway. Empty: nothing asked, nothing checked.
-        public var authentication = AuthenticationRequirement()
+        package var authentication = AuthenticationRequirement()
 
         /// Safe defaults: every check on, 60 s leeway, an ID token.
-        public init(
+        package init(
             issuer: String, clientID: String, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
             leeway: Double = 60, maxAge: Double? = nil, substituteEntraTenantID: Bool = false,
             skipIssuerCheck: Bool = false, skipClientIDCheck: Bool = false, skipExpiryCheck: Bool = false,
@@ -68,13 +68,13 @@ package struct IDTokenVerifier: Sendable {
     }
 
     /// What is checked.
-    public var configuration: Configuration
+    package var configuration: Configuration
     /// Where keys come from.
-    public let keySet: any KeySet
+    package let keySet: any KeySet
     let time: any TimeSource
 
     /// Makes a verifier.
-    public init(configuration: Configuration, keySet: any KeySet, time: any TimeSource) {
+    package init(configuration: Configuration, keySet: any KeySet, time: any TimeSource) {
         self.configuration = configuration
         self.keySet = keySet
         self.time = time
@@ -82,7 +82,7 @@ package struct IDTokenVerifier: Sendable {
 
     /// The verifier a client uses for its issuer's ID tokens: algorithms configured ∩ advertised,
     /// the configured leeway, and the Entra tenant substitution when that quirk is on.
-    public static func forClient(
+    package static func forClient(
         _ configuration: ClientConfiguration, metadata: ProviderMetadata, keySet: any KeySet,
         time: any TimeSource
     ) throws(LatchkeyError) -> IDTokenVerifier {
@@ -99,7 +99,7 @@ package struct IDTokenVerifier: Sendable {
 
     /// The algorithms both the profile allows and the provider advertises (RS256 alone when the
     /// provider says nothing, as OIDC Discovery §3 makes RS256 the default). Never `none`, never HS*.
-    public static func allowedAlgorithms(configured: [String]?, advertised: [String]?) throws(LatchkeyError) -> Set<JWSAlgorithm> {
+    package static func allowedAlgorithms(configured: [String]?, advertised: [String]?) throws(LatchkeyError) -> Set<JWSAlgorithm> {
         var set = Set(JWSAlgorithm.allCases)
         if let configured { set = set.intersection(configured.compactMap(JWSAlgorithm.init(rawValue:))) }
         let advertisedSet = advertised.map { Set($0.compactMap(JWSAlgorithm.init(rawValue:))) } ?? [.rs256]
@@ -109,13 +109,13 @@ package struct IDTokenVerifier: Sendable {
     }
 
     /// The claim a CIBA ID token names its authentication request with (CIBA Core §7.4).
-    public static let authRequestIDClaim = "urn:openid:params:jwt:claim:auth_req_id"
+    package static let authRequestIDClaim = "urn:openid:params:jwt:claim:auth_req_id"
 
     /// Verifies `idToken`. `nonce` is the one sent (nil for the device grant, which cannot send one);
     /// `accessToken` enables the `at_hash` check when the token carries one; `authRequestID` (CIBA)
     /// must equal the token's `urn:openid:params:jwt:claim:auth_req_id` when it carries one, so a
     /// token issued for another person's request is refused (CIBA Core §7.4).
-    public func verify(
+    package func verify(
         _ idToken: String, nonce: String? = nil, accessToken: String? = nil,
         authRequestID: String? = nil
     ) async throws(LatchkeyError) -> VerifiedIDToken {
@@ -238,7 +238,7 @@ package struct IDTokenVerifier: Sendable {
     /// `previous` holds the claims of the last verified ID token, which passed this same check, so
     /// they are the original sign-in's. Called after `verify` (which checked signature, time and
     /// audience) by `Refresher.refresh`.
-    public static func checkRefresh(_ new: VerifiedIDToken, previous: JWTClaims) throws(LatchkeyError) {
+    package static func checkRefresh(_ new: VerifiedIDToken, previous: JWTClaims) throws(LatchkeyError) {
         let got = new.claims
         func refused(_ claim: String, _ expected: String, _ found: String) -> LatchkeyError {
             .verification(.refreshMismatch(claim: claim, expected: expected, got: found))
@@ -274,16 +274,16 @@ package struct IDTokenVerifier: Sendable {
 /// An ID token that passed `IDTokenVerifier`.
 package struct VerifiedIDToken: Sendable {
     /// The compact token as received.
-    public let compact: String
+    package let compact: String
     /// Its protected header.
-    public let header: JOSEHeader
+    package let header: JOSEHeader
     /// Its claims.
-    public let claims: JWTClaims
+    package let claims: JWTClaims
     /// The algorithm it was signed with.
-    public let algorithm: JWSAlgorithm
+    package let algorithm: JWSAlgorithm
 
     /// The `sub` claim (always present after verification).
-    public var subject: String { claims.subject ?? "" }
+    package var subject: String { claims.subject ?? "" }
     /// The claims as compact JSON text, as stored in the session.
-    public var claimsJSON: String { JSONValue.object(claims.json).jsonText }
+    package var claimsJSON: String { JSONValue.object(claims.json).jsonText }
 }

@@ -11,13 +11,13 @@ public protocol KeySet: Sendable {
 /// Fixed keys, e.g. a JWKS file given to `latchkey verify --jwks FILE`, or keys in tests.
 package struct StaticKeySet: KeySet {
     /// The keys.
-    public let keys: JWKSet
+    package let keys: JWKSet
 
     /// Wraps a key set.
-    public init(_ keys: JWKSet) { self.keys = keys }
+    package init(_ keys: JWKSet) { self.keys = keys }
 
     /// Verifies with the fixed keys; no network.
-    public func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
+    package func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
         do { return try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: allowed) } catch { throw .verification(.jose(error)) }
     }
 }

@@ -7,36 +7,36 @@ import LatchkeyJOSE
 /// of forged `kid`s cannot turn us into a traffic amplifier, yet a key rotation is picked up at once.
 package actor RemoteKeySet: KeySet {
     /// The JWKS URL.
-    public nonisolated let url: HTTPURL
+    package nonisolated let url: HTTPURL
     let exchange: EndpointExchange
     let time: any TimeSource
 
     /// Shortest cache lifetime honoured (also the lifetime for `no-store`/`no-cache`).
-    public static let minCacheAge: Double = 60
+    package static let minCacheAge: Double = 60
     /// Longest cache lifetime honoured.
-    public static let maxCacheAge: Double = 86_400
+    package static let maxCacheAge: Double = 86_400
     /// Cache lifetime when the response does not say.
-    public static let defaultCacheAge: Double = 3600
+    package static let defaultCacheAge: Double = 3600
     /// Attempts per JWKS fetch (network failures and 5xx are retried after 1 s, then 2 s).
     /// Minimum time between two refetches caused by unknown `kid`s.
-    public static let refetchInterval: Double = 60
+    package static let refetchInterval: Double = 60
 
     private var cached: JWKSet?
     private var expiresAt = Timestamp.distantPast
     private var lastRefetch: Timestamp?
     private let fetches = SingleFlight<JWKSet>()
     /// How many times the JWKS was fetched (observability and tests).
-    public private(set) var fetchCount = 0
+    package private(set) var fetchCount = 0
 
     /// Makes a key set for `url` (https, or http to loopback).
-    public init(url: HTTPURL, transport: any HTTPTransport, time: any TimeSource) {
+    package init(url: HTTPURL, transport: any HTTPTransport, time: any TimeSource) {
         self.url = url
         self.exchange = EndpointExchange(transport: transport)
         self.time = time
     }
 
     /// Verifies with the cached keys, refetching once (rate-limited) when the `kid` is unknown.
-    public func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
+    package func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
         let keys = try await currentKeys()
         do {
             return try JWSVerifier.verify(jws, keys: keys, allowedAlgorithms: allowed)
@@ -55,7 +55,7 @@ package actor RemoteKeySet: KeySet {
     }
 
     /// The cached keys, fetched when absent or stale.
-    public func currentKeys() async throws(LatchkeyError) -> JWKSet {
+    package func currentKeys() async throws(LatchkeyError) -> JWKSet {
         if let cached, time.now() < expiresAt { return cached }
         return try await fetch()
     }
@@ -89,7 +89,7 @@ package actor RemoteKeySet: KeySet {
     }
 
     /// The cache lifetime a `Cache-Control` header asks for, within bounds.
-    public static func cacheAge(_ cacheControl: String?) -> Double {
+    package static func cacheAge(_ cacheControl: String?) -> Double {
         guard let cacheControl else { return defaultCacheAge }
         var age: Double?
         for directive in cacheControl.lowercased().split(separator: ",") {

@@ -5,18 +5,18 @@ import LatchkeyJOSE
 /// endpoints where the client authenticates itself are modelled; others are ignored.
 package struct MTLSEndpointAliases: Sendable, Equatable {
     /// Alias of `token_endpoint`.
-    public var tokenEndpoint: String?
+    package var tokenEndpoint: String?
     /// Alias of `revocation_endpoint`.
-    public var revocationEndpoint: String?
+    package var revocationEndpoint: String?
     /// Alias of `device_authorization_endpoint`.
-    public var deviceAuthorizationEndpoint: String?
+    package var deviceAuthorizationEndpoint: String?
     /// Alias of `pushed_authorization_request_endpoint` (RFC 9126).
-    public var pushedAuthorizationRequestEndpoint: String?
+    package var pushedAuthorizationRequestEndpoint: String?
     /// Alias of `backchannel_authentication_endpoint` (OpenID CIBA).
-    public var backchannelAuthenticationEndpoint: String?
+    package var backchannelAuthenticationEndpoint: String?
 
     /// Aliases; nil leaves an endpoint as it is.
-    public init(
+    package init(
         tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, deviceAuthorizationEndpoint: String? = nil,
         pushedAuthorizationRequestEndpoint: String? = nil, backchannelAuthenticationEndpoint: String? = nil
     ) {
@@ -28,7 +28,7 @@ package struct MTLSEndpointAliases: Sendable, Equatable {
     }
 
     /// The member name of the metadata.
-    public static let memberName = "mtls_endpoint_aliases"
+    package static let memberName = "mtls_endpoint_aliases"
 
     /// The aliases, by their metadata names, in the order they are written.
     static let members: [String] = [
@@ -64,7 +64,7 @@ package struct MTLSEndpointAliases: Sendable, Equatable {
     /// Reads the object strictly, even from a provider: a client that presents its certificate on
     /// the wrong endpoint fails in confusing ways, so an alias of the wrong type is an error, not
     /// an absence. Unknown members (`introspection_endpoint`, `userinfo_endpoint`, …) are ignored.
-    public init(json: JSONValue) throws(DocumentError) {
+    package init(json: JSONValue) throws(DocumentError) {
         let name = Self.memberName
         guard let object = json.objectValue else { throw .wrongType(member: name, expected: "an object") }
         let m = JSONMembers(object, path: name)
@@ -73,7 +73,7 @@ package struct MTLSEndpointAliases: Sendable, Equatable {
     }
 
     /// The aliases as JSON, unset ones left out.
-    public var json: JSONObject {
+    package var json: JSONObject {
         var o = JSONObject()
         for name in Self.members { o.setIfPresent(name, member(name)) }
         return o

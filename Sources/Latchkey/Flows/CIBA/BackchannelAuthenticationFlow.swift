@@ -8,16 +8,16 @@ import LatchkeyHTTP
 /// (`EndpointRole.backchannelAuthentication`), with a DPoP proof when the session has a key.
 struct BackchannelAuthenticationFlow: Sendable {
     /// The token client (endpoints, client authentication, proofs).
-    public let client: TokenClient
+    let client: TokenClient
     let time: any TimeSource
 
     /// The token request's grant type (CIBA Core §10.1).
-    public static let grantType = "urn:openid:params:grant-type:ciba"
+    static let grantType = "urn:openid:params:grant-type:ciba"
     /// The only delivery mode Latchkey implements: the client polls (§5).
-    public static let pollMode = "poll"
+    static let pollMode = "poll"
 
     /// Makes a flow.
-    public init(client: TokenClient, time: any TimeSource) {
+    init(client: TokenClient, time: any TimeSource) {
         self.client = client
         self.time = time
     }
@@ -25,19 +25,19 @@ struct BackchannelAuthenticationFlow: Sendable {
     /// A started request: whom it asks, the server's answer, and the deadline.
     struct Pending: Sendable {
         /// What was asked.
-        public let request: BackchannelAuthenticationRequest
+        let request: BackchannelAuthenticationRequest
         /// The server's answer.
-        public let response: BackchannelAuthenticationResponse
+        let response: BackchannelAuthenticationResponse
         /// When the answer arrived; the interval and the deadline count from here.
-        public let receivedAt: Timestamp
+        let receivedAt: Timestamp
         /// When the request expires (`receivedAt + expires_in`).
-        public var expiresAt: Timestamp { receivedAt.addingTimeInterval(Double(response.expiresIn)) }
+        var expiresAt: Timestamp { receivedAt.addingTimeInterval(Double(response.expiresIn)) }
     }
 
     /// Throws unless the metadata offers CIBA in poll mode: no endpoint is a configuration
     /// problem (the provider does not do CIBA); ping or push only is a refusal of this client,
     /// which cannot receive callbacks.
-    public static func requirePollMode(_ metadata: ProviderMetadata) throws(LatchkeyError) -> HTTPURL {
+    static func requirePollMode(_ metadata: ProviderMetadata) throws(LatchkeyError) -> HTTPURL {
         let url = try EndpointExchange.endpointURL(
             metadata.backchannelAuthenticationEndpoint,
             name: "backchannel_authentication_endpoint")
@@ -54,7 +54,7 @@ struct BackchannelAuthenticationFlow: Sendable {
     /// Sends the authentication request (§7.1). It is sent again only when the server cannot have
     /// acted on it (`TransientFailure.repeats`): a repeat would ask the person twice. With `until`,
     /// it is cut short there (`.timedOut`).
-    public func start(
+    func start(
         _ request: BackchannelAuthenticationRequest, until cap: Timestamp? = nil,
         timeout: Double? = nil
     ) async throws(LatchkeyError) -> Pending {
@@ -77,7 +77,7 @@ struct BackchannelAuthenticationFlow: Sendable {
 
     /// Starts, reports `.backchannel`, and polls until a token, a refusal, the deadline or
     /// `timeout`. Returns the token response and the `auth_req_id`, which the ID token must echo.
-    public func run(
+    func run(
         _ request: BackchannelAuthenticationRequest, timeout: Double? = nil,
         events: LoginEventHandler = { _ in }
     ) async throws(LatchkeyError) -> (response: TokenResponse, authRequestID: String) {
@@ -89,7 +89,7 @@ struct BackchannelAuthenticationFlow: Sendable {
     }
 
     /// Polls the token endpoint for `pending` (§7.3, §11) until `cap` at the latest.
-    public func poll(
+    func poll(
         _ pending: Pending, cap: Timestamp? = nil, timeout: Double? = nil,
         events: LoginEventHandler = { _ in }
     ) async throws(LatchkeyError) -> TokenResponse {

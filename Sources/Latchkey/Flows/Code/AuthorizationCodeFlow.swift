@@ -6,12 +6,12 @@ import LatchkeyJOSE
 /// build the authorization URL, receive the redirect, check `state` and RFC 9207 `iss`, exchange the code.
 struct AuthorizationCodeFlow: Sendable {
     /// The token client (endpoints, client authentication).
-    public let client: TokenClient
+    let client: TokenClient
     let random: any RandomSource
     let time: any TimeSource
 
     /// Makes a flow; `time` measures a pushed request's `expires_in`.
-    public init(client: TokenClient, random: any RandomSource, time: any TimeSource = SystemTimeSource()) {
+    init(client: TokenClient, random: any RandomSource, time: any TimeSource = SystemTimeSource()) {
         self.client = client
         self.random = random
         self.time = time
@@ -20,21 +20,21 @@ struct AuthorizationCodeFlow: Sendable {
     /// One authorization request's secrets, kept until the redirect comes back.
     struct Request: Sendable {
         /// The URL to open.
-        public let url: HTTPURL
+        let url: HTTPURL
         /// The CSRF `state`.
-        public let state: String
+        let state: String
         /// The `nonce` bound into the ID token.
-        public let nonce: String
+        let nonce: String
         /// The PKCE pair.
-        public let pkce: PKCE
+        let pkce: PKCE
         /// The `redirect_uri` sent.
-        public let redirectURI: String
+        let redirectURI: String
         /// For a pushed request (RFC 9126): when its `request_uri` stops being valid.
-        public var pushedExpiresAt: Timestamp? = nil
+        var pushedExpiresAt: Timestamp? = nil
     }
 
     /// Builds the authorization request for `redirectURI`, every parameter in the URL (no push).
-    public func makeRequest(redirectURI: String) throws(LatchkeyError) -> Request {
+    func makeRequest(redirectURI: String) throws(LatchkeyError) -> Request {
         let (params, state, nonce, pkce) = authorizationParameters(redirectURI: redirectURI)
         let url = try authorizationURL(params)
         return Request(url: url, state: state, nonce: nonce, pkce: pkce, redirectURI: redirectURI)
@@ -44,7 +44,7 @@ struct AuthorizationCodeFlow: Sendable {
     /// configuration's `PARMode` says so for this provider: the URL then holds `client_id` and the
     /// `request_uri` the provider answered with, plus, for an OpenID request, the pushed
     /// `response_type`, `scope`, `redirect_uri` and `prompt` (`referenceParameters`).
-    public func prepareRequest(redirectURI: String) async throws(LatchkeyError) -> Request {
+    func prepareRequest(redirectURI: String) async throws(LatchkeyError) -> Request {
         guard try client.configuration.par.uses(client.metadata) else { return try makeRequest(redirectURI: redirectURI) }
         // The endpoint is checked before anything is pushed: a flow that cannot end is not begun.
         _ = try EndpointExchange.endpointURL(client.metadata.authorizationEndpoint, name: "authorization_endpoint")
@@ -109,7 +109,7 @@ struct AuthorizationCodeFlow: Sendable {
 
     /// True when `redirect` carries this request's `state` (compared in constant time). A bare
     /// pasted code has no state to compare and is taken as the person's own paste.
-    public static func matchesState(_ redirect: AuthorizationRedirect, of request: Request) -> Bool {
+    static func matchesState(_ redirect: AuthorizationRedirect, of request: Request) -> Bool {
         switch redirect {
         case .bareCode: return true
         case .parameters(let pairs):
@@ -121,7 +121,7 @@ struct AuthorizationCodeFlow: Sendable {
     /// Checks the redirect against `request` and returns the code (RFC 6749 §4.1.2, RFC 9207 §2.4).
     /// `state` is checked first, also for error responses: whoever cannot show it cannot end the
     /// sign-in nor put their text in front of the person.
-    public func code(from redirect: AuthorizationRedirect, for request: Request) throws(LatchkeyError) -> String {
+    func code(from redirect: AuthorizationRedirect, for request: Request) throws(LatchkeyError) -> String {
         guard Self.matchesState(redirect, of: request) else {
             throw .protocolViolation("the redirect's state does not match the request (possible CSRF)")
         }
@@ -152,7 +152,7 @@ struct AuthorizationCodeFlow: Sendable {
     }
 
     /// Runs the whole flow: report the URL, wait for the redirect, check it, exchange the code.
-    public func run(
+    func run(
         receiver: any RedirectReceiver, timeout: Double? = nil,
         events: LoginEventHandler = { _ in }
     ) async throws(LatchkeyError) -> (response: TokenResponse, nonce: String) {

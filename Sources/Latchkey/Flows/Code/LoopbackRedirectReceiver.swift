@@ -4,12 +4,12 @@ import LatchkeyHTTP
 /// an ephemeral port unless a fixed redirect URI is configured (for IdPs that match it exactly).
 struct LoopbackRedirectReceiver: RedirectReceiver {
     /// `http://127.0.0.1:<port><path>`, with the port actually bound.
-    public let redirectURI: String
+    let redirectURI: String
     let listener: LoopbackRedirectListener
     let path: String
 
     /// Binds the listener now, so the redirect URI (with its port) is known before the URL is shown.
-    public init(redirectURI: String?) throws(LatchkeyError) {
+    init(redirectURI: String?) throws(LatchkeyError) {
         var port: UInt16 = 0
         var path = "/callback"
         var host = "127.0.0.1"
@@ -34,7 +34,7 @@ struct LoopbackRedirectReceiver: RedirectReceiver {
 
     /// Waits for the browser's redirect that `accepting` approves (600 s without a timeout); others
     /// are answered and ignored.
-    public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
+    func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
         async throws(LatchkeyError) -> AuthorizationRedirect
     {
         do {

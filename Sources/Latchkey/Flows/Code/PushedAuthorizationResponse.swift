@@ -6,15 +6,15 @@ import LatchkeyJOSE
 /// is the provider breaking the protocol, not something to guess around.
 struct PushedAuthorizationResponse: Sendable, Equatable {
     /// The reference to the pushed request, used once at the authorization endpoint.
-    public let requestURI: String
+    let requestURI: String
     /// Seconds the reference stays valid, from when the answer arrived.
-    public let expiresIn: Int64
+    let expiresIn: Int64
 
     /// Longest lifetime taken from a server (one hour); a longer one is clamped.
-    public static let maxExpiresIn: Int64 = 3600
+    static let maxExpiresIn: Int64 = 3600
 
     /// Makes a value.
-    public init(requestURI: String, expiresIn: Int64) {
+    init(requestURI: String, expiresIn: Int64) {
         self.requestURI = requestURI
         self.expiresIn = expiresIn
     }
@@ -23,7 +23,7 @@ struct PushedAuthorizationResponse: Sendable, Equatable {
     /// `request_uri` string and a positive integer `expires_in` (both REQUIRED, §2.2). An `error`
     /// member (§2.3) becomes `.oauth(_, endpoint: .pushedAuthorization)`; any other status is
     /// `.oauth(.unexpectedStatus)`; everything else wrong is `.protocolViolation`.
-    public static func parse(_ response: HTTPResponse) throws(LatchkeyError) -> PushedAuthorizationResponse {
+    static func parse(_ response: HTTPResponse) throws(LatchkeyError) -> PushedAuthorizationResponse {
         let object = ResponseBody.object(response)
         if let object, let code = object.string("error"), !code.isEmpty {
             throw .oauth(

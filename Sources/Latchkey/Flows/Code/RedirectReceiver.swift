@@ -23,13 +23,13 @@ protocol RedirectReceiver: Sendable {
 /// to load on their machine) or just the code, and pastes it.
 struct PastedRedirectReceiver: RedirectReceiver {
     /// The registered redirect URI used when none is configured.
-    public static let defaultRedirectURI = "http://127.0.0.1:53682/callback"
+    static let defaultRedirectURI = "http://127.0.0.1:53682/callback"
     /// The redirect URI registered with the provider.
-    public let redirectURI: String
+    let redirectURI: String
     let readLine: @Sendable () async throws -> String?
 
     /// Makes a receiver that reads one line with `readLine`.
-    public init(redirectURI: String, readLine: @escaping @Sendable () async throws -> String?) {
+    init(redirectURI: String, readLine: @escaping @Sendable () async throws -> String?) {
         self.redirectURI = redirectURI
         self.readLine = readLine
     }
@@ -37,7 +37,7 @@ struct PastedRedirectReceiver: RedirectReceiver {
     /// Reads one pasted line. End of input before a line is `.configuration(.endOfPastedInput)`;
     /// only a cancelled read (SIGINT) is `.cancelled`. The person pasted it, so a refused paste is
     /// reported by the flow rather than waited past.
-    public func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
+    func receive(timeout: Double?, accepting: @escaping @Sendable (AuthorizationRedirect) -> Bool)
         async throws(LatchkeyError) -> AuthorizationRedirect
     {
         let line: String?
@@ -47,7 +47,7 @@ struct PastedRedirectReceiver: RedirectReceiver {
     }
 
     /// Reads a pasted line: a full redirect URL, a bare query string, or a bare code.
-    public static func parse(_ line: String) throws(LatchkeyError) -> AuthorizationRedirect {
+    static func parse(_ line: String) throws(LatchkeyError) -> AuthorizationRedirect {
         let text = String(
             line.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })
                 .reversed())

@@ -8,15 +8,15 @@ import LatchkeyHTTP
 /// network errors and 5xx are retried with backoff until the deadline.
 struct DeviceAuthorizationFlow: Sendable {
     /// The token client (endpoints, client authentication).
-    public let client: TokenClient
+    let client: TokenClient
     let time: any TimeSource
     let random: any RandomSource
 
     /// Longest wait between retries after network errors or 5xx.
-    public static let maxBackoff: Double = 60
+    static let maxBackoff: Double = 60
 
     /// Makes a flow.
-    public init(client: TokenClient, time: any TimeSource, random: any RandomSource) {
+    init(client: TokenClient, time: any TimeSource, random: any RandomSource) {
         self.client = client
         self.time = time
         self.random = random
@@ -25,17 +25,17 @@ struct DeviceAuthorizationFlow: Sendable {
     /// A started device authorization: what to show, and what polling needs.
     struct Pending: Sendable {
         /// The server's response.
-        public let authorization: DeviceAuthorizationResponse
+        let authorization: DeviceAuthorizationResponse
         /// The PKCE pair sent with the request, if any.
-        public let pkce: PKCE?
+        let pkce: PKCE?
         /// When the response arrived; the interval and the deadline count from here.
-        public let receivedAt: Timestamp
+        let receivedAt: Timestamp
         /// When the device code expires (`receivedAt + expires_in`).
-        public var expiresAt: Timestamp { receivedAt.addingTimeInterval(Double(authorization.expiresIn)) }
+        var expiresAt: Timestamp { receivedAt.addingTimeInterval(Double(authorization.expiresIn)) }
     }
 
     /// Whether the device request carries PKCE under `mode`.
-    public static func usesPKCE(_ mode: PKCEMode, metadata: ProviderMetadata) -> Bool {
+    static func usesPKCE(_ mode: PKCEMode, metadata: ProviderMetadata) -> Bool {
         switch mode {
         case .always: return true
         case .never: return false
@@ -45,7 +45,7 @@ struct DeviceAuthorizationFlow: Sendable {
 
     /// Sends the device authorization request (RFC 8628 §3.1). With `until`, no request or retry
     /// runs past that instant (the `--timeout` cap): the flow ends with `.timedOut` there.
-    public func start(until cap: Timestamp? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
+    func start(until cap: Timestamp? = nil, timeout: Double? = nil) async throws(LatchkeyError) -> Pending {
         let url = try EndpointExchange.endpointURL(
             client.metadata.deviceAuthorizationEndpoint,
             name: "device_authorization_endpoint")
@@ -84,10 +84,10 @@ struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// Attempts at the device authorization request.
-    public static let startAttempts = TransientFailure.quickAttempts
+    static let startAttempts = TransientFailure.quickAttempts
 
     /// Starts, reports `.verification`, and polls until a token, a refusal, the deadline or `timeout`.
-    public func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
+    func run(timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError) -> TokenResponse {
         let started = time.now()
         let pending = try await start(until: timeout.map { started.addingTimeInterval($0) }, timeout: timeout)
         events(.verification(pending.authorization, expiresAt: pending.expiresAt))
@@ -96,7 +96,7 @@ struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// Polls the token endpoint for `pending` (RFC 8628 §3.4–3.5).
-    public func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError)
+    func poll(_ pending: Pending, timeout: Double? = nil, events: LoginEventHandler = { _ in }) async throws(LatchkeyError)
         -> TokenResponse
     {
         try await poll(pending, cap: timeout.map { time.now().addingTimeInterval($0) }, timeout: timeout, events: events)
