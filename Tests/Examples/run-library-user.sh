@@ -42,6 +42,9 @@ echo "--- docs/library.md snippets"
 "$ROOT/Tests/Examples/check-library-snippets.sh" || fail "docs/library.md snippets (above)"
 echo "--- public types against docs/library.md and the core's budget"
 "$ROOT/Tests/Examples/public-api-count.sh" --check || fail "public type counts (above)"
+echo "--- no public member on a package or internal type"
+(cd "$ROOT" && python3 Tests/Examples/public-members.py Latchkey LatchkeyRegistration LatchkeyCrypto LatchkeyHTTP \
+  LatchkeyJOSE LatchkeyQR LatchkeyTesting LatchkeyFoundationCompat) || fail "public members of package types (above)"
 
 if ! "$PY" -c "import cryptography" 2>/dev/null; then
   if [ "${CI:-}" = true ]; then echo "FAIL: $PY has no cryptography module (scripted_idp.py needs it)"; exit 1; fi
