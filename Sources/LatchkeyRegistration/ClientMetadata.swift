@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// echoes or stores. Values are held in the RFC's spelling (the device grant as its RFC 8628
 /// URN, `token_endpoint_auth_signing_alg`); `json(in:)` and `init(json:dialect:)` translate to and
 /// from a provider's `RegistrationDialect`, so a value read back in the dialect it was written in
-/// is the value written (Tests/LatchkeyTests/RegistrationCodecTests.swift).
+/// is the value written (Tests/LatchkeyTests/Registration/RegistrationCodecTests.swift).
 public struct ClientMetadata: Sendable, Equatable {
     /// `client_name`.
     public var clientName: String?
