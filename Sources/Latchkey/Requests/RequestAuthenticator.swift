@@ -23,6 +23,11 @@ public protocol RequestAuthenticator: Sendable {
     /// so in a way the program can help with (a `private_key_jwt` audience the provider does not
     /// take); nil otherwise, and the answer is read as any other.
     func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal?
+
+    /// Refuses, before a sign-in sends anything, credentials this authenticator can already tell
+    /// are unusable at `now` (a ready-made assertion that has expired), so the first request is
+    /// not the one that finds out.
+    func checkUsable(at now: Timestamp) throws(LatchkeyError)
 }
 
 extension RequestAuthenticator {
@@ -36,6 +41,9 @@ extension RequestAuthenticator {
 
     /// Most authenticators leave a refusal to the response's own error.
     public func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal? { nil }
+
+    /// Most authenticators have nothing to read ahead.
+    public func checkUsable(at now: Timestamp) throws(LatchkeyError) {}
 }
 
 /// What an authenticator may use: the time, randomness, and the nonces servers have handed out.

@@ -78,7 +78,7 @@ extension Session {
     /// stops it before the first request: the JWT bearer grant's, and a ready-made client assertion's.
     private func checkAssertionFiles(for flow: LoginFlow) throws(LatchkeyError) {
         if flow == .jwtBearer, let assertion { _ = try assertion.jwt(at: time.now()) }
-        if let files = clientAuthentication as? ClientAssertionFileAuthentication { _ = try files.file.jwt(at: time.now()) }
+        try clientAuthentication?.checkUsable(at: time.now())
     }
 
     /// `metadata` with the configured overrides applied and checked, or the issuer's, discovered now.

@@ -278,6 +278,22 @@ final class CredentialFolder {
         #expect(t.sent.count == 2)
     }
 
+    @Test func anExpiredClientAssertionFileStopsASignInBeforeDiscovery() async throws {
+        let folder = try CredentialFolder()
+        let exp = Int64(clock.now().timeIntervalSince1970 - 10)
+        let path = folder.write("c.jwt", compactJWT(#"{"iss":"machine","sub":"machine","exp":\#(exp)}"#))
+        let config = ClientConfiguration(issuer: TestIssuer.issuer, clientID: "machine", scopes: ["read"], authMethod: .privateKeyJWT)
+        let t = ScriptedTransport(clock: clock) { _, _ in Reply.json(500, "{}") }
+        let session = Session(
+            configuration: config, store: MemoryTokenStore(), transports: EndpointTransports(t), time: clock,
+            random: CountingRandom(),
+            clientAuthentication: ClientAssertionFileAuthentication(clientID: "machine", file: CredentialFile(path: path)))
+        await expectError(category: .signInRequired, code: "credential_file_expired") {
+            try await session.signIn(flow: .clientCredentials)
+        }
+        #expect(t.sent.isEmpty, "not even the discovery request: \(t.sent.count) sent")
+    }
+
     @Test func aRefusalIsTheClientsAuthentication() {
         let auth = ClientAssertionFileAuthentication(clientID: "m", file: CredentialFile(path: "/x"))
         let refused = auth.refusal(of: Reply.json(400, #"{"error":"invalid_client"}"#), endpoint: .token)

@@ -29,6 +29,9 @@ public struct ClientAssertionFileAuthentication: RequestAuthenticator {
         request.form.append(("client_assertion", assertion))
     }
 
+    /// Reads the file now: one that is unsafe, not one JWT, or expired stops a sign-in before it sends.
+    public func checkUsable(at now: Timestamp) throws(LatchkeyError) { _ = try file.jwt(at: now) }
+
     /// A refused assertion, read as a signed one's is: `invalid_client`, any 401, or a 403 without
     /// an error code.
     public func refusal(of response: HTTPResponse, endpoint: EndpointRole) -> ClientAuthenticationRefusal? {
