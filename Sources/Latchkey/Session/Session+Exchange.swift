@@ -17,12 +17,16 @@ extension Session {
     /// (`invalid_target`, `invalid_scope`, `invalid_request`, …); `.protocolViolation` for an
     /// answer that is not one (RFC 8693 §2.2.1); `.configuration(.missingSubjectToken)` when the
     /// session holds no such subject token.
-    public func exchange(_ request: TokenExchange, margin: RefreshMargin = .standard, cache: Bool = true) async throws(LatchkeyError)
-        -> ExchangedToken
-    {
+    ///
+    /// `replacing` is an exchanged token a resource refused (`invalid_token`): a cached entry
+    /// holding it is not reused but replaced, under the lock, so the next call (in this process
+    /// or another) gets the new token instead of the refused one.
+    public func exchange(
+        _ request: TokenExchange, margin: RefreshMargin = .standard, cache: Bool = true, replacing rejected: String? = nil
+    ) async throws(LatchkeyError) -> ExchangedToken {
         let minTTL = Self.seconds(margin)
         let cached = cache && request.isCacheable
-        if cached {
+        if cached, rejected == nil {
             // The read without the lock: a hit that is already the latest use changes nothing.
             guard let stored = try loadSession() else { throw .notSignedIn }
             let key = request.cacheKey
@@ -41,7 +45,9 @@ extension Session {
         let flight = exchanges[key] ?? SingleFlight<ExchangedToken>()
         exchanges[key] = flight
         do {
-            return try await flight.run { try await exchanger.cachedUnderLock(request, minTTL: minTTL, fallback: subject) }
+            return try await flight.run {
+                try await exchanger.cachedUnderLock(request, minTTL: minTTL, fallback: subject, rejected: rejected)
+            }
         } catch {
             throw Self.mapped(error)
         }

@@ -145,14 +145,14 @@ enum ExchangeCommand {
 }
 
 /// A session's exchanged token as a `TokenSource`, for `fetch --exchange-audience`: the cached
-/// exchange, and a new one (not from the cache) when the resource refuses it.
+/// exchange, and a new one, replacing the cached entry, when the resource refuses it.
 struct ExchangedTokenSource: TokenSource {
     let session: Session
     let request: TokenExchange
     let margin: RefreshMargin
 
     func token(replacing rejected: Token?) async throws(LatchkeyError) -> Token {
-        let issued = try await session.exchange(request, margin: margin, cache: rejected == nil)
+        let issued = try await session.exchange(request, margin: margin, replacing: rejected?.accessToken)
         return Token(accessToken: issued.token, tokenType: issued.tokenType, expiresAt: issued.expiresAt, scope: issued.scope)
     }
 

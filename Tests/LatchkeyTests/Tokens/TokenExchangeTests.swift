@@ -159,6 +159,22 @@ import Testing
         #expect(t.sent.count == 3)
     }
 
+    @Test func aRefusedExchangedTokenIsReplacedInTheCache() async throws {
+        let store = MemoryTokenStore(stored())
+        let t = exchangingServer()
+        let first = try await session(store, t).exchange(TokenExchange(audiences: ["api"]))
+        // The resource refused `first`: the next exchange replaces the entry.
+        let second = try await session(store, t).exchange(TokenExchange(audiences: ["api"]), replacing: first.token)
+        #expect(second != first && t.sent.count == 2)
+        #expect(store.session?.exchanges.entries.count == 1)
+        // Another process (a new Session on the same store) reuses the replacement, not the refused one.
+        let third = try await session(store, t).exchange(TokenExchange(audiences: ["api"]))
+        #expect(third == second && t.sent.count == 2)
+        // Refusing a token that is no longer the cached one reuses the cached one (another caller replaced it).
+        let fourth = try await session(store, t).exchange(TokenExchange(audiences: ["api"]), replacing: first.token)
+        #expect(fourth == second && t.sent.count == 2)
+    }
+
     @Test func theSeventeenthAudienceEvictsTheLeastRecentlyUsed() async throws {
         let store = MemoryTokenStore(stored())
         let t = exchangingServer()

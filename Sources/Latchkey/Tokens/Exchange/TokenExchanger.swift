@@ -1,3 +1,4 @@
+import LatchkeyCrypto
 import LatchkeyHTTP
 
 /// One token exchange for a stored session, and the cached one run under the store's lock: re-read,
@@ -25,15 +26,18 @@ struct TokenExchanger: Sendable {
     /// The cached exchange of the session's access token, under the lock: an entry fresh for
     /// `minTTL` is used (and marked as the latest use), else the exchange runs with the stored
     /// access token (or `fallback`, the one this process holds, when the stored one has expired)
-    /// and its answer is saved with the session.
-    func cachedUnderLock(_ request: TokenExchange, minTTL: Double, fallback: String) async throws -> ExchangedToken {
+    /// and its answer is saved with the session. An entry holding `rejected` (a token the resource
+    /// refused) is stale whatever its expiry; one another process saved meanwhile is used.
+    func cachedUnderLock(_ request: TokenExchange, minTTL: Double, fallback: String, rejected: String? = nil) async throws
+        -> ExchangedToken
+    {
         let key = request.cacheKey
         return try await store.withLock {
             let loaded: StoredSession?
             do { loaded = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard var session = loaded else { throw LatchkeyError.notSignedIn }
             let now = time.now()
-            if let hit = session.exchanges.fresh(key, at: now, minTTL: minTTL) {
+            if let hit = session.exchanges.fresh(key, at: now, minTTL: minTTL), !Self.same(hit.token, rejected) {
                 if !session.exchanges.isMostRecent(key) {
                     session.exchanges.touch(key)
                     // Best effort: the order only decides which entry goes first.
@@ -49,5 +53,11 @@ struct TokenExchanger: Sendable {
             do { try store.save(session) } catch { throw LatchkeyError.storage(error) }
             return token
         }
+    }
+
+    /// Whether `token` is the refused one (compared in constant time: both are bearer secrets).
+    static func same(_ token: String, _ rejected: String?) -> Bool {
+        guard let rejected else { return false }
+        return ConstantTime.equals(Array(token.utf8), Array(rejected.utf8))
     }
 }
