@@ -31,7 +31,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         for value in stepUp.acrValues ?? [] where value.isEmpty || !value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
             fatalError("an acr value that cannot be sent: \(value.debugDescription)")
         }
-        for (name, value) in stepUp.authentication.parameters where RequestParameter(name: name, value: value) == nil {
+        for (name, value) in stepUp.authentication.parameters where RequestParameter.usable(name: name, value: value) == nil {
             fatalError("a parameter the request cannot carry: \(name)")
         }
     }

@@ -62,7 +62,7 @@ extension ClientConfiguration {
                 guard case .object(let o) = item, case .string(let name)? = o["name"], case .string(let value)? = o["value"] else {
                     throw .invalid(member: "parameters", reason: "each entry must be {\"name\": string, \"value\": string}")
                 }
-                guard let p = RequestParameter(name: name, value: value) else {
+                guard let p = RequestParameter.usable(name: name, value: value) else {
                     throw .invalid(member: "parameters", reason: "\"\(name)\" cannot be sent as an extra parameter")
                 }
                 return p

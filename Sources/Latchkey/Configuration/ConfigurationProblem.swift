@@ -26,7 +26,7 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// A resource indicator is not an absolute URI without fragment (RFC 8707 §2).
     case unusableResource(String)
     /// An extra request parameter has a name the protocol owns, or is not printable.
-    case unusableParameter(name: String)
+    case unusableParameter(name: String, refusal: RequestParameter.Refusal)
     /// The client-credentials grant (RFC 6749 §4.4) was asked for by a public client: a client
     /// without credentials has no identity of its own to act as.
     case clientCredentialsNeedClientAuthentication
@@ -81,8 +81,12 @@ public enum ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
         case .pushedAuthorizationRequired:
             return "the provider requires pushed authorization requests (require_pushed_authorization_requests), which were turned off"
         case .unusableResource(let r): return "resource \(r) is not an absolute URI without fragment (RFC 8707)"
-        case .unusableParameter(let name):
-            return "request parameter \(name) is owned by the protocol or not printable, so it cannot be set"
+        case .unusableParameter(let name, .protocolOwned):
+            return "request parameter \(name) is owned by the protocol, so it cannot be set"
+        case .unusableParameter(let name, .unusableName):
+            return "request parameter name '\(name)' is not printable ASCII without spaces, '=' or '&'"
+        case .unusableParameter(let name, .controlCharacterInValue):
+            return "request parameter \(name) has a control character in its value"
         case .clientCredentialsNeedClientAuthentication:
             return "the client-credentials grant needs client authentication; a public client has no identity to act as"
         case .missingLoginHint: return "CIBA needs a login hint naming the person to ask"

@@ -7,15 +7,31 @@ public struct RequestParameter: Sendable, Equatable {
     /// Its value.
     public let value: String
 
-    /// The parameter, or nil when `name` is empty, is not printable ASCII without spaces, or is a
-    /// name the protocol owns (`isProtocolOwned`): letting a setting replace `state`,
-    /// `redirect_uri` or a PKCE challenge would undo what the flow guarantees.
-    public init?(name: String, value: String) {
-        guard Self.isUsableName(name), !Self.isProtocolOwned(name),
-            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { return nil }
+    /// Why a parameter cannot be sent.
+    public enum Refusal: Sendable, Equatable {
+        /// A name the protocol owns (`isProtocolOwned`): letting a setting replace `state`,
+        /// `redirect_uri` or a PKCE challenge would undo what the flow guarantees.
+        case protocolOwned
+        /// The name is empty, or not printable ASCII without spaces, `=` and `&`.
+        case unusableName
+        /// The value holds a control character.
+        case controlCharacterInValue
+    }
+
+    /// The parameter; throws `.configuration(.unusableParameter(name:refusal:))` saying why not.
+    public init(name: String, value: String) throws(LatchkeyError) {
+        if !Self.isUsableName(name) { throw .configuration(.unusableParameter(name: name, refusal: .unusableName)) }
+        if Self.isProtocolOwned(name) { throw .configuration(.unusableParameter(name: name, refusal: .protocolOwned)) }
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .configuration(.unusableParameter(name: name, refusal: .controlCharacterInValue))
+        }
         self.name = name
         self.value = value
+    }
+
+    /// The parameter when it can be sent, else nil (the reason dropped).
+    package static func usable(name: String, value: String) -> RequestParameter? {
+        try? RequestParameter(name: name, value: value)
     }
 
     /// Names set by the flows themselves (RFC 6749, 7636, 8628, 8707, 9101, 9126, 9449, 7521,

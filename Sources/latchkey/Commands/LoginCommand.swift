@@ -258,8 +258,10 @@ enum LoginCommand {
                     throw UsageError("--param needs NAME=VALUE, got '\(TerminalText.singleLine(text))'", command: "login")
                 }
                 let name = String(text[..<eq])
-                guard let p = RequestParameter(name: name, value: String(text[text.index(after: eq)...])) else {
-                    if RequestParameter.isProtocolOwned(name) {
+                do {
+                    return try RequestParameter(name: name, value: String(text[text.index(after: eq)...]))
+                } catch {
+                    if case .configuration(.unusableParameter(_, .protocolOwned))? = error as? LatchkeyError {
                         throw UsageError(
                             "--param cannot set '\(TerminalText.singleLine(name))': latchkey sets it itself",
                             command: "login",
@@ -269,7 +271,6 @@ enum LoginCommand {
                         "--param NAME must be printable ASCII without spaces, '=' or '&', and VALUE without control characters",
                         command: "login")
                 }
-                return p
             }
         }
     }

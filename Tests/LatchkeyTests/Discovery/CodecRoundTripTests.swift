@@ -63,8 +63,8 @@ import Testing
         c.par = .always
         c.resources = ["https://api.example/a", "urn:example:b"]
         c.extraParameters = [
-            RequestParameter(name: "audience", value: "https://api.example")!,
-            RequestParameter(name: "prompt", value: "consent")!
+            RequestParameter.usable(name: "audience", value: "https://api.example")!,
+            RequestParameter.usable(name: "prompt", value: "consent")!
         ]
         c.clientAssertion = ClientAssertionSettings(algorithm: .ps256, keyID: "kid-1", type: .jwt, audience: .endpoint)
         let text = JSONValue.object(c.json).jsonText

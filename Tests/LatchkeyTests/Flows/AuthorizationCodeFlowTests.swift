@@ -43,9 +43,9 @@ import Testing
         }
         #expect(try prompts { _ in } == ["consent"])
         #expect(try prompts { $0.scopes = ["openid"] } == [])
-        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "prompt", value: "login")!] } == ["login"])
-        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "prompt", value: "consent")!] } == ["consent"])
-        #expect(try prompts { $0.extraParameters = [RequestParameter(name: "ui_locales", value: "de")!] } == ["consent"])
+        #expect(try prompts { $0.extraParameters = [RequestParameter.usable(name: "prompt", value: "login")!] } == ["login"])
+        #expect(try prompts { $0.extraParameters = [RequestParameter.usable(name: "prompt", value: "consent")!] } == ["consent"])
+        #expect(try prompts { $0.extraParameters = [RequestParameter.usable(name: "ui_locales", value: "de")!] } == ["consent"])
     }
 
     @Test func stateMustMatch() throws {

@@ -82,7 +82,7 @@ import Testing
         let t = server([Self.token])
         var configuration = testConfiguration(authMethod: .clientSecretBasic)
         configuration.resources = ["https://api.example/a", "urn:example:b"]
-        configuration.extraParameters = [try #require(RequestParameter(name: "acr_values", value: "phr"))]
+        configuration.extraParameters = [try RequestParameter(name: "acr_values", value: "phr")]
         let client = try TokenClient.testing(
             configuration: configuration, metadata: Self.metadata(), transport: t,
             clientSecret: "s3cret", time: clock, random: CountingRandom())

@@ -119,7 +119,7 @@ import Testing
             t,
             configure: {
                 $0.resources = ["https://api.example/a", "https://api.example/b"]
-                $0.extraParameters = [RequestParameter(name: "prompt", value: "consent")!]
+                $0.extraParameters = [RequestParameter.usable(name: "prompt", value: "consent")!]
             }, dpop: key)
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let sent = try #require(t.sent.first)
@@ -150,7 +150,7 @@ import Testing
             t,
             configure: {
                 $0.resources = ["https://api.example/a"]
-                $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
+                $0.extraParameters = [RequestParameter.usable(name: "audience", value: "https://api.example")!]
             })
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         let form = Self.pairs(try #require(t.sent.first))
@@ -208,7 +208,7 @@ import Testing
             t, metadata: testMetadata(),
             configure: {
                 $0.resources = ["https://api.example/a"]
-                $0.extraParameters = [RequestParameter(name: "audience", value: "https://api.example")!]
+                $0.extraParameters = [RequestParameter.usable(name: "audience", value: "https://api.example")!]
             })
         let request = try await f.prepareRequest(redirectURI: "http://127.0.0.1:4000/callback")
         #expect(t.sent.isEmpty)

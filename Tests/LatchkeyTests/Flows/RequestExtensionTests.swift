@@ -28,21 +28,35 @@ import Testing
 
     @Test func everyProtocolOwnedNameIsRefused() {
         for name in RequestParameter.protocolOwnedNames + ["State", "CLIENT_ID", "client_assertion_jwt", "code_challenge_x"] {
-            #expect(RequestParameter(name: name, value: "x") == nil, "\(name) was accepted")
+            #expect(RequestParameter.usable(name: name, value: "x") == nil, "\(name) was accepted")
             #expect(RequestParameter.isProtocolOwned(name), "\(name)")
         }
-        for name in ["", "a b", "a=b", "a&b", "ünï"] { #expect(RequestParameter(name: name, value: "x") == nil, "\(name)") }
-        #expect(RequestParameter(name: "prompt", value: "a\nb") == nil)
+        for name in ["", "a b", "a=b", "a&b", "ünï"] { #expect(RequestParameter.usable(name: name, value: "x") == nil, "\(name)") }
+        #expect(RequestParameter.usable(name: "prompt", value: "a\nb") == nil)
         for name in ["audience", "prompt", "acr_values", "ui_locales", "max_age"] {
-            #expect(RequestParameter(name: name, value: "v") != nil, "\(name) was refused")
+            #expect(RequestParameter.usable(name: name, value: "v") != nil, "\(name) was refused")
         }
-        #expect(RequestParameter(name: "audience", value: "https://x?a=b=c")?.value == "https://x?a=b=c")
+        #expect(RequestParameter.usable(name: "audience", value: "https://x?a=b=c")?.value == "https://x?a=b=c")
+        // The refusal says why, so a program words it without working it out again.
+        func refusal(_ name: String, _ value: String) -> RequestParameter.Refusal? {
+            do {
+                _ = try RequestParameter(name: name, value: value)
+                return nil
+            } catch {
+                guard case .configuration(.unusableParameter(name, let refusal)) = error else { return nil }
+                return refusal
+            }
+        }
+        #expect(refusal("State", "x") == .protocolOwned)
+        #expect(refusal("a b", "x") == .unusableName && refusal("", "x") == .unusableName)
+        #expect(refusal("prompt", "a\u{7F}b") == .controlCharacterInValue)
+        #expect(refusal("prompt", "login") == nil)
     }
 
     @Test func theDeviceRequestCarriesResourcesAndExtras() async throws {
         var c = testConfiguration()
         c.resources = ["https://api.example/a", "https://api.example/b"]
-        c.extraParameters = [RequestParameter(name: "audience", value: "aud-1")!]
+        c.extraParameters = [RequestParameter.usable(name: "audience", value: "aud-1")!]
         let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice)])
         let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         _ = try await DeviceAuthorizationFlow(client: client, time: clock, random: CountingRandom()).start()
@@ -54,7 +68,7 @@ import Testing
 
     @Test func theDeviceRequestCarriesTheSignInsAuthenticationRequirement() async throws {
         var c = testConfiguration()
-        c.extraParameters = [RequestParameter(name: "max_age", value: "9")!]
+        c.extraParameters = [RequestParameter.usable(name: "max_age", value: "9")!]
         let t = ScriptedTransport(clock: clock, script: [.reply(DeviceFlowTests.standardDevice)])
         var client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         client.authentication = AuthenticationRequirement(acrValues: ["mfa"], maxAge: 300)
@@ -67,7 +81,7 @@ import Testing
     @Test func everyTokenRequestCarriesTheResourcesButNotTheExtras() async throws {
         var c = testConfiguration()
         c.resources = ["https://api.example/a"]
-        c.extraParameters = [RequestParameter(name: "audience", value: "aud-1")!]
+        c.extraParameters = [RequestParameter.usable(name: "audience", value: "aud-1")!]
         let t = ScriptedTransport(clock: clock) { _, _ in DeviceFlowTests.token }
         let client = try TokenClient.testing(configuration: c, metadata: testMetadata(), transport: t, random: CountingRandom())
         _ = try await client.refresh(refreshToken: "rt")
@@ -103,7 +117,8 @@ import Testing
             #"{"issuer":"https://i","client_id":"c","resources":["https://a/"],"parameters":[{"name":"prompt","value":"login"}],"par":"never"}"#
         )
         #expect(
-            ok.resources == ["https://a/"] && ok.extraParameters == [RequestParameter(name: "prompt", value: "login")!] && ok.par == .never)
+            ok.resources == ["https://a/"] && ok.extraParameters == [RequestParameter.usable(name: "prompt", value: "login")!]
+                && ok.par == .never)
         // An older profile has none of them.
         let old = try read(#"{"issuer":"https://i","client_id":"c"}"#)
         #expect(old.resources.isEmpty && old.extraParameters.isEmpty && old.par == .auto)

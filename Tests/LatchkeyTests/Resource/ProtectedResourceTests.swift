@@ -268,7 +268,9 @@ import Testing
 
     @Test func authenticationRequirementJoinsTheAuthorizationRequest() {
         var c = ClientConfiguration(issuer: "https://idp.example", clientID: "c")
-        c.extraParameters = [RequestParameter(name: "acr_values", value: "old")!, RequestParameter(name: "ui_locales", value: "de")!]
+        c.extraParameters = [
+            RequestParameter.usable(name: "acr_values", value: "old")!, RequestParameter.usable(name: "ui_locales", value: "de")!
+        ]
         let asked = AuthenticationRequirement(acrValues: ["mfa", "pwd"], maxAge: 120)
         #expect(
             c.authorizationRequestExtensions(asking: asked).map { "\($0.0)=\($0.1)" } == [
