@@ -13,8 +13,9 @@ struct IssueSixteenEnvironment {
     let clientPAR: String, clientMachine: String
     let machineSecretFile: String, machineSecretFileTLS: String
     let resource: String
-    /// The PAR client's redirect: a port of its own (53683), since Glewlwyd matches redirects
-    /// exactly and the device-flow suite's code test listens on 53682 at the same time.
+    /// The PAR client's redirect: a port of its own (28683), since Glewlwyd matches redirects
+    /// exactly and the device-flow suite's code test listens on 28682 at the same time (both below
+    /// the kernel's ephemeral range, so no other socket can be holding them).
     let redirectURI: String
 
     static func load() throws -> IssueSixteenEnvironment {

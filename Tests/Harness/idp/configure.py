@@ -35,10 +35,13 @@ from browser_session import admin_api  # noqa: E402
 
 USER, PASSWORD = "alice", "alice-password"
 SCOPES = ["openid", "profile", "email", "offline_access", "glwd_revoke"]
-CODE_REDIRECTS = ["http://127.0.0.1:53682/callback", "http://localhost:53682/callback"]
+CODE_REDIRECTS = ["http://127.0.0.1:28682/callback", "http://localhost:28682/callback"]
 # Glewlwyd matches a redirect exactly, so `--flow browser` listens on a fixed port: the PAR suite has
-# one of its own (53683), because suites run side by side and two listeners on one port collide.
-PAR_REDIRECTS = ["http://127.0.0.1:53683/callback"]
+# one of its own (28683), because suites run side by side and two listeners on one port collide.
+# Both lie below the kernel's ephemeral range (ip_local_port_range, 32768-60999 on Debian): 53682
+# (cli.md's paste default) is inside it, and once an outgoing connection of another test held it as
+# its local port, so the listener failed with EADDRINUSE (CI, stop 42).
+PAR_REDIRECTS = ["http://127.0.0.1:28683/callback"]
 CONFIDENTIAL_SECRET_FILE = "confidential-client.secret"
 MACHINE_SECRET_FILE = "machine-client.secret"  # issue 16: the client-credentials client
 RESOURCE_API = "https://api.example.test/v1"    # issue 16: the resource indicator the tests ask for
