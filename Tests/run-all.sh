@@ -89,6 +89,7 @@ cleanup() {
   [ -x "$ROOT/Tests/Harness/idp/stop-idp.sh" ] && "$ROOT/Tests/Harness/idp/stop-idp.sh" "$WORK/idp" >/dev/null 2>&1
   [ -x "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" ] && "$ROOT/Tests/Harness/idpyoidc/stop-idpyoidc.sh" "$WORK/idpyoidc" >/dev/null 2>&1
   [ -x "$ROOT/Tests/Harness/authlib/stop-authlib.sh" ] && "$ROOT/Tests/Harness/authlib/stop-authlib.sh" "$WORK/authlib" >/dev/null 2>&1
+  [ -x "$ROOT/Tests/Harness/mcp/stop-mcp.sh" ] && "$ROOT/Tests/Harness/mcp/stop-mcp.sh" "$WORK/mcp" >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -199,6 +200,14 @@ if LATCHKEY_AUTHLIB_VENV="$SCRATCH/authlib-venv" "$ROOT/Tests/Harness/authlib/st
   source "$WORK/authlib/env.sh"
 else
   failures+=("Tests/Harness/authlib/start-authlib.sh")
+fi
+# The mcp Python SDK 2.3.0 (issue 35, RFC 9728): two protected resources in front of Glewlwyd's
+# `resource` plugin, its own venv in $SCRATCH; without them McpResourceMetadataTests fails under CI.
+if LATCHKEY_MCP_VENV="$SCRATCH/mcp-venv" "$ROOT/Tests/Harness/mcp/start-mcp.sh" "$WORK/mcp"; then
+  # shellcheck disable=SC1091
+  source "$WORK/mcp/env.sh"
+else
+  failures+=("Tests/Harness/mcp/start-mcp.sh")
 fi
 env | grep '^LATCHKEY_IT_' | sort
 

@@ -176,6 +176,14 @@ export LATCHKEY_IT_ISSUER_PAR='http://127.0.0.1:$PLAIN/api/par'
 export LATCHKEY_IT_ISSUER_PAR_SHORT='http://127.0.0.1:$PLAIN/api/parshort'
 export LATCHKEY_IT_ISSUER_PAR_TLS='https://localhost:$TLS/api/par'
 export LATCHKEY_IT_ISSUER_RESOURCE='http://127.0.0.1:$PLAIN/api/resource'
+export LATCHKEY_IT_ISSUER_RESOURCE_TLS='https://localhost:$TLS/api/resource'
+# issue 35: Glewlwyd itself (not its proxy), for harness scripts that change its configuration
+# through the admin API (Tests/Harness/mcp/allow_resource.py), and the TLS front's certificate,
+# which the mcp resource over TLS serves too (same CA, DNS:localhost).
+export LATCHKEY_IT_GLEWLWYD_ADMIN='http://127.0.0.1:$PLAIN_GLWD'
+export LATCHKEY_IT_GLEWLWYD_ADMIN_TLS='http://127.0.0.1:$TLS_GLWD'
+export LATCHKEY_IT_LOCALHOST_CERT='$STATE/ca/server.pem'
+export LATCHKEY_IT_LOCALHOST_KEY='$STATE/ca/server.key'
 export LATCHKEY_IT_ISSUER_MACHINE='http://127.0.0.1:$PLAIN/api/machine'
 export LATCHKEY_IT_ISSUER_MACHINE_TLS='https://localhost:$TLS/api/machine'
 export LATCHKEY_IT_CLIENT_PAR='latchkey-par'
