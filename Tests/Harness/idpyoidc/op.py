@@ -1,4 +1,4 @@
-"""An idpyoidc 5.0.0 OpenID Provider for Latchkey's PAR tests (RFC 9126 at an OpenID-strict server).
+"""An idpyoidc 5.0.0 OpenID Provider for Latchkey's PAR (RFC 9126), token-exchange and step-up tests.
 
 Usage: op.py STATE_DIR [--tls CERT KEY]
 
@@ -11,13 +11,17 @@ and the JWKS. One public client, `latchkey-par` (no client authentication, PKCE 
 redirect http://127.0.0.1:PORT/callback: any loopback port, RFC 8252 §7.3, the one rule the front
 adds to idpyoidc's exact match). The user is scripted: idpyoidc's NoAuthn
 signs in `diana` at once, so the authorization endpoint answers with the redirect carrying the code
-(a browser is a plain GET that does not follow the redirect).
+(a browser is a plain GET that does not follow the redirect). Two such methods, acr `pwd` (the
+default) and `mfa`, for the step-up tests (stepup_resource.py is their resource); the front passes
+the browser's cookies to the authorization endpoint and sets idpyoidc's, so a browser with a
+cookie jar keeps a single sign-on session.
 
 Every request is logged as one JSON line in STATE_DIR/requests.log: {"t", "t_done", "method",
 "path", "status", "params", "location"} (`params`: the form of a POST, the query of a GET; `t`
 when it arrived, `t_done` when answered, Unix seconds).
 """
 
+import http.cookies
 import http.server
 import json
 import os
@@ -49,6 +53,10 @@ EXCHANGE_RESOURCES = ["https://billing.example/api"]
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 LOOPBACK = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/callback")
 USER = "diana"
+# The two authentication context classes (OpenID Connect Core §2 `acr`): names, as RFC 9470's
+# examples use; idpyoidc compares them as opaque strings.
+ACR_PASSWORD = "pwd"
+ACR_MFA = "mfa"
 
 
 def configuration(issuer, state):
@@ -72,7 +80,10 @@ def configuration(issuer, state):
                 ],
             },
             "code": {"lifetime": 600},
-            "token": {"class": "idpyoidc.server.token.jwt_token.JWTToken", "kwargs": {"lifetime": 3600}},
+            # `base_claims` acr: the access token (a JWT signed with the OP's keys) carries the acr
+            # of the authentication it was issued for, which the step-up resource checks.
+            "token": {"class": "idpyoidc.server.token.jwt_token.JWTToken",
+                      "kwargs": {"lifetime": 3600, "base_claims": {"acr": None}}},
             "refresh": {"class": "idpyoidc.server.token.jwt_token.JWTToken", "kwargs": {"lifetime": 86400}},
             "id_token": {"class": "idpyoidc.server.token.id_token.IDToken", "kwargs": {}},
         },
@@ -97,12 +108,11 @@ def configuration(issuer, state):
                 }
             },
         },
+        # Two methods, so that acr_values chooses (RFC 9470 step-up tests): both sign in `diana`
+        # at once. The first is idpyoidc's default when a request names no acr.
         "authentication": {
-            "anon": {
-                "acr": "urn:oasis:names:tc:SAML:2.0:ac:classes:InternetProtocolPassword",
-                "class": "idpyoidc.server.user_authn.user.NoAuthn",
-                "kwargs": {"user": USER},
-            }
+            "pwd": {"acr": ACR_PASSWORD, "class": "idpyoidc.server.user_authn.user.NoAuthn", "kwargs": {"user": USER}},
+            "mfa": {"acr": ACR_MFA, "class": "idpyoidc.server.user_authn.user.NoAuthn", "kwargs": {"user": USER}},
         },
         "userinfo": {
             "class": "idpyoidc.server.user_info.UserInfo",
@@ -127,6 +137,7 @@ def configuration(issuer, state):
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "scopes_supported": ["openid", "profile", "email", "offline_access"],
             "code_challenge_methods_supported": ["S256"],
+            "acr_values_supported": [ACR_PASSWORD, ACR_MFA],
         },
         "endpoint": {
             "provider_config": {
@@ -275,6 +286,10 @@ class Front(http.server.BaseHTTPRequestHandler):
             "method": self.command,
             "url": self.server.issuer + self.path,
         }
+        if path == "authorization":
+            # idpyoidc's single sign-on: a browser that keeps the session cookie of an earlier
+            # sign-in is not authenticated again (curl without a cookie jar never sends one).
+            http_info["cookie"] = self._cookies()
         try:
             request = endpoint.parse_request(raw if self.command == "POST" else params, http_info=http_info)
         except Exception as error:
@@ -301,12 +316,23 @@ class Front(http.server.BaseHTTPRequestHandler):
         info = endpoint.do_response(request=request, **args)
         placement = info.get("response_placement", endpoint.response_placement)
         headers = [(k, v) for k, v in info.get("http_headers", []) if k.lower() not in ("content-type",)]
+        for cookie in info.get("cookie", []):
+            headers.append(("Set-Cookie", f"{cookie['name']}={cookie['value']}; Path=/; HttpOnly"))
         if placement == "url":
             self._log(params, 302, info["response"])
             return self._send(302, b"", "text/plain", headers + [("Location", info["response"])])
         status = info.get("response_code", 200)
         self._log(params, status)
         return self._send(status, info["response"], headers=headers)
+
+    def _cookies(self):
+        """The request's cookies as idpyoidc's endpoints take them: [{"name", "value"}]."""
+        jar = http.cookies.SimpleCookie()
+        try:
+            jar.load(self.headers.get("Cookie") or "")
+        except http.cookies.CookieError:
+            return []
+        return [{"name": name, "value": morsel.value} for name, morsel in jar.items()]
 
     def _allow_loopback_port(self, params):
         """RFC 8252 §7.3: any port on a loopback redirect URI; idpyoidc matches the registered
