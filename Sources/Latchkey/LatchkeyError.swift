@@ -26,8 +26,12 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
     case issuerMismatch(expected: String, got: String)
     /// An ID token (or other JWT) failed verification.
     case verification(IDTokenError)
-    /// The token store failed: corrupt, tampered, wrong key, permissions, disk.
-    case storage(any Error)
+    /// The token store or a file kept beside it failed: corrupt, tampered, wrong key, permissions,
+    /// disk.
+    case storage(TokenStoreError)
+    /// The client's own signing key (`private_key_jwt`, a sealed registration key) could not be
+    /// read or used; a local storage failure like `storage`.
+    case clientKey(ClientKeyError)
     /// The configuration cannot work, e.g. no device endpoint known.
     case configuration(ConfigurationProblem)
     /// A DPoP exchange broke RFC 9449 (a Bearer answer under `always`, a foreign `cnf.jkt`, a nonce
@@ -84,7 +88,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
             return .protocolViolation
         case .clientCertificate(let p): return p.isLocal ? .storage : .protocolViolation
         case .verification: return .verification
-        case .storage: return .storage
+        case .storage, .clientKey: return .storage
         case .configuration: return .configuration
         case .cancelled: return .cancelled
         case .credentialFile(let problem): return problem.category
@@ -111,7 +115,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .resourceMetadata: return "resource_metadata_refused"
         case .verification(.clockOffsetTooLarge): return "clock_skew"
         case .verification: return "verification_failed"
-        case .storage: return "storage_error"
+        case .storage, .clientKey: return "storage_error"
         case .configuration: return "configuration_error"
         case .cancelled: return "cancelled"
         case .credentialFile(let problem): return problem.code
@@ -133,6 +137,7 @@ public enum LatchkeyError: Error, Sendable, CustomStringConvertible {
         case .verification(.clockOffsetTooLarge(let seconds)): return IDTokenError.clockOffsetTooLarge(seconds: seconds).description
         case .verification(let e): return "token verification failed: \(e.description)"
         case .storage(let e): return "token storage failed: \(e)"
+        case .clientKey(let e): return "token storage failed: \(e)"
         case .configuration(let problem): return problem.description
         case .tokenBinding(let problem): return "protocol error: \(problem.description)"
         case .clientCertificate(let problem): return problem.description

@@ -242,9 +242,14 @@ public actor Session: TokenSource {
         do { return try store.load() } catch { throw .storage(error) }
     }
 
+    /// What an error out of `TokenStore.withLock` means: the body's own `LatchkeyError`, a
+    /// cancellation, or the store's `TokenStoreError`. A store that throws anything else from
+    /// `withLock` breaks its contract; it is reported as the lock it could not give (EIO), since
+    /// that is all the caller can know (errno 5, EIO: this file has no Glibc).
     static func mapped(_ error: any Error) -> LatchkeyError {
         if let e = error as? LatchkeyError { return e }
         if error is CancellationError { return .cancelled }
-        return .storage(error)
+        if let e = error as? TokenStoreError { return .storage(e) }
+        return .storage(.lockFailed(path: "", errno: 5))  // EIO
     }
 }

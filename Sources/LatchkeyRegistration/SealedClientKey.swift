@@ -99,7 +99,7 @@ public struct ProfileClientKeyFile: ClientKeySource {
             defer { raw.withUnsafeMutableBytes { TokenFile.zeroize($0) } }
             return try SealedClientKey.open(raw, path: path, store: store)
         } catch {
-            throw .storage(ClientKeyError.unreadable(path: path, error))
+            throw .clientKey(ClientKeyError.unreadable(path: path, error))
         }
     }
 }

@@ -43,7 +43,7 @@ public final class MemoryTokenStore: TokenStore, Sendable {
     public var locks: Int { state.withLock { $0.locks } }
 
     /// The stored session.
-    public func load() throws -> StoredSession? {
+    public func load() throws(TokenStoreError) -> StoredSession? {
         state.withLock { s in
             s.loads += 1
             return s.session
@@ -51,7 +51,7 @@ public final class MemoryTokenStore: TokenStore, Sendable {
     }
 
     /// Replaces the stored session and records it.
-    public func save(_ session: StoredSession) throws {
+    public func save(_ session: StoredSession) throws(TokenStoreError) {
         state.withLock { s in
             s.session = session
             s.saves.append(session)
@@ -59,7 +59,7 @@ public final class MemoryTokenStore: TokenStore, Sendable {
     }
 
     /// Removes the stored session.
-    public func delete() throws {
+    public func delete() throws(TokenStoreError) {
         state.withLock { s in
             s.session = nil
             s.deletes += 1

@@ -94,7 +94,7 @@ struct ClientCertificateFileRuleTests {
                 _ = try Self.files(certificateMode: 0o644, keyMode: mode, in: dir).read()
                 Issue.record("a key at mode \(String(mode, radix: 8)) was read")
             } catch {
-                guard case .storage(let inner as TokenStoreError) = error, case .unsafePermissions(let path, _) = inner else {
+                guard case .storage(.unsafePermissions(let path, _)) = error else {
                     Issue.record("got \(error)"); continue
                 }
                 #expect(path == dir.path + "/device.key")

@@ -205,7 +205,7 @@ import Testing
                 do {
                     _ = try store.load()
                     Issue.record("flip of bit \(bit) in byte \(index) went unnoticed")
-                } catch is TokenStoreError {
+                } catch {
                     detected += 1
                 }
                 #expect(Fixture.read(store.tokenFilePath) == tampered, "the store touched a file it could not read")
@@ -237,7 +237,7 @@ import Testing
         do {
             _ = try store.load()
             Issue.record("a version-7 file was read")
-        } catch let error as TokenStoreError {
+        } catch {
             #expect(error == .unsupportedVersion(path: store.tokenFilePath, found: 7, supported: 1))
             #expect(
                 error.description

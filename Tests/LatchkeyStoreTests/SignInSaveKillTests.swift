@@ -138,9 +138,9 @@ struct CountingStore: TokenStore {
     let inner: EncryptedFileTokenStore
     let writes: WriteCounter
     var profile: String { inner.profile }
-    func load() throws -> StoredSession? { try inner.load() }
-    func save(_ session: StoredSession) throws { try inner.save(session); writes.wrote() }
-    func delete() throws { try inner.delete(); writes.wrote() }
+    func load() throws(TokenStoreError) -> StoredSession? { try inner.load() }
+    func save(_ session: StoredSession) throws(TokenStoreError) { try inner.save(session); writes.wrote() }
+    func delete() throws(TokenStoreError) { try inner.delete(); writes.wrote() }
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T { try await inner.withLock(body) }
 }
 

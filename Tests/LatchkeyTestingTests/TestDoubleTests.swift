@@ -117,12 +117,12 @@ struct TestDoubleTests {
         #expect(inside.state.withLock { $0.order.count } == 20)
         #expect(store.locks == 20)
         // The lock is free again, and a throwing body releases it too.
-        await #expect(throws: FailingTokenStore.Failure.self) { try await store.withLock { throw FailingTokenStore.Failure() } }
+        await #expect(throws: TokenStoreError.self) { try await store.withLock { throw FailingTokenStore.defaultError } }
         #expect(try await store.withLock { 42 } == 42)
     }
 
     @Test func failingStoreThrowsItsError() async throws {
-        #expect(throws: FailingTokenStore.Failure()) { try FailingTokenStore().load() }
+        #expect(throws: FailingTokenStore.defaultError) { try FailingTokenStore().load() }
         let store = FailingTokenStore(error: TokenStoreError.passphraseRequired)
         #expect(throws: TokenStoreError.passphraseRequired) { try store.save(Self.session(1)) }
         #expect(throws: TokenStoreError.passphraseRequired) { try store.delete() }

@@ -4,8 +4,6 @@ import Testing
 @testable import Latchkey
 
 @Suite struct LatchkeyErrorTests {
-    struct StoreBroke: Error {}
-
     /// One example of every case (and of every configuration problem), so the text rule below covers them all.
     static let examples: [(LatchkeyError, LatchkeyError.Category)] = [
         (.notSignedIn, .signInRequired), (.reauthenticationRequired(reason: "x"), .signInRequired),
@@ -16,7 +14,7 @@ import Testing
         (.network(.protocolViolation(reason: "r")), .protocolViolation), (.protocolViolation("x"), .protocolViolation),
         (.oauth(.server(code: "invalid_client", description: nil, status: 401), endpoint: .token), .protocolViolation),
         (.issuerMismatch(expected: "a", got: "b"), .protocolViolation),
-        (.verification(.nonceMismatch), .verification), (.storage(StoreBroke()), .storage), (.cancelled, .cancelled),
+        (.verification(.nonceMismatch), .verification), (.storage(.passphraseRequired), .storage), (.clientKey(.missing(path: "k")), .storage), (.cancelled, .cancelled),
         (.network(.cancelled), .cancelled),
         (.configuration(.missingEndpoint("device_authorization_endpoint")), .configuration),
         (.configuration(.missingClientSecret(method: .clientSecretBasic)), .configuration),

@@ -34,7 +34,7 @@ struct Refresher: Sendable {
         let before = force ? (try? store.load()).flatMap { $0 }?.token.accessToken : nil
         return try await store.withLock {
             let session: StoredSession?
-            do { session = try store.load() } catch { throw LatchkeyError.storage(error) }
+            do throws(TokenStoreError) { session = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard let session else { throw LatchkeyError.notSignedIn }
             // Another task or process may have refreshed while we waited for the lock.
             if !force, session.isFresh(at: time.now(), margin: margin) { return Outcome(session: session) }

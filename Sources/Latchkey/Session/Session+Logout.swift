@@ -21,7 +21,7 @@ extension Session {
             return try await store.withLock { () async throws -> [RevocationFailure] in
                 var warnings: [RevocationFailure] = []
                 let session: StoredSession?
-                do { session = try store.load() } catch {
+                do throws(TokenStoreError) { session = try store.load() } catch {
                     // An unreadable file still gets deleted: logout must always leave nothing behind.
                     warnings.append(.unreadableSession(.storage(error)))
                     session = nil
@@ -47,7 +47,7 @@ extension Session {
                         }
                     }
                 }
-                do { try store.delete() } catch { throw LatchkeyError.storage(error) }
+                do throws(TokenStoreError) { try store.delete() } catch { throw LatchkeyError.storage(error) }
                 return warnings
             }
         } catch {

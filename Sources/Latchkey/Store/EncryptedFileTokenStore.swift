@@ -112,18 +112,8 @@ public final class EncryptedFileTokenStore: TokenStore {
 
     // MARK: - TokenStore
 
-    /// Reads and decrypts the session; nil when there is no token file.
-    public func load() throws -> StoredSession? {
-        try loadTyped()
-    }
-
-    /// Encrypts and atomically replaces the token file.
-    public func save(_ session: StoredSession) throws {
-        try saveTyped(session)
-    }
-
     /// Removes the token file (not the lock, which other processes may hold, nor the key).
-    public func delete() throws {
+    public func delete() throws(TokenStoreError) {
         try validateProfile()
         try refuseRegistrationRecord()
         if unlink(tokenFilePath) != 0 {
@@ -148,13 +138,13 @@ public final class EncryptedFileTokenStore: TokenStore {
     /// Creates the token file's temporary file now and reserves on disk the current file's size
     /// plus `reservationMargin`; the save then writes into that space. Throws
     /// `.reservationFailed` (the disk is full) without touching the token file.
-    public func reserveSave() throws -> any ReservedSave { try reserveSave(sizing: nil) }
+    public func reserveSave() throws(TokenStoreError) -> any ReservedSave { try reserveSave(sizing: nil) }
 
     /// Reserves the larger of the current file and `session` sealed, plus `reservationMargin`: the
     /// session a refresh saves can carry more than the file held (the nonces this process heard).
-    public func reserveSave(for session: StoredSession) throws -> any ReservedSave { try reserveSave(sizing: session) }
+    public func reserveSave(for session: StoredSession) throws(TokenStoreError) -> any ReservedSave { try reserveSave(sizing: session) }
 
-    private func reserveSave(sizing session: StoredSession?) throws -> any ReservedSave {
+    private func reserveSave(sizing session: StoredSession?) throws(TokenStoreError) -> any ReservedSave {
         try validateProfile()
         try StateDirectory.ensure(stateDirectory)
         var info = stat()
@@ -181,10 +171,8 @@ public final class EncryptedFileTokenStore: TokenStore {
         RefreshRecordFile.read(lockPath: lockFilePath)
     }
 
-    // MARK: - Typed implementations
-
-    /// `load()` with the error type spelled out.
-    public func loadTyped() throws(TokenStoreError) -> StoredSession? {
+    /// Reads and decrypts the session; nil when there is no token file.
+    public func load() throws(TokenStoreError) -> StoredSession? {
         try validateProfile()
         // The folder first, as on write: its files are only as trustworthy as who can swap them.
         guard try StateDirectory.checkExisting(stateDirectory) else { return nil }
@@ -208,8 +196,8 @@ public final class EncryptedFileTokenStore: TokenStore {
         return session
     }
 
-    /// `save(_:)` with the error type spelled out.
-    public func saveTyped(_ session: StoredSession) throws(TokenStoreError) {
+    /// Encrypts and atomically replaces the token file.
+    public func save(_ session: StoredSession) throws(TokenStoreError) {
         try refuseRegistrationRecord()
         let random = try randomSource()
         let bytes = try sealed(session, random: random)
@@ -326,7 +314,7 @@ private struct FileReservedSave: ReservedSave {
     let store: EncryptedFileTokenStore
     let staged: StagedFile
 
-    func save(_ session: StoredSession) throws {
+    func save(_ session: StoredSession) throws(TokenStoreError) {
         try staged.publish(try store.sealedWithOwnRandom(session))
     }
 

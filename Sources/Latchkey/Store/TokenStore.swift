@@ -10,22 +10,25 @@ public protocol TokenStore: Sendable {
     /// The profile this store holds; a `Session` over the store takes its profile from here, so the
     /// two cannot disagree (a mismatch would surface only after the person has approved).
     var profile: String { get }
-    /// The stored session, or nil when there is none. Throws `TokenStoreError` on corrupt,
-    /// tampered or unreadable data — never returns nil for a file that exists but cannot be read.
-    func load() throws -> StoredSession?
+    /// The stored session, or nil when there is none; corrupt, tampered or unreadable data throws
+    /// (never nil for a file that exists but cannot be read). The errors are `TokenStoreError`s,
+    /// typed, so that `LatchkeyError.storage` says what failed: a store of another kind maps its
+    /// own failures to the nearest case (`.io` with the errno, `.keyUnavailable`, `.corrupt`).
+    func load() throws(TokenStoreError) -> StoredSession?
     /// Replaces the stored session atomically: afterwards the old or the new one is stored, never a mix.
-    func save(_ session: StoredSession) throws
+    func save(_ session: StoredSession) throws(TokenStoreError)
     /// Removes the stored session; succeeds when there is none.
-    func delete() throws
-    /// Runs `body` while holding the store's exclusive lock.
+    func delete() throws(TokenStoreError)
+    /// Runs `body` while holding the store's exclusive lock. Throws what `body` throws, or a
+    /// `TokenStoreError` (`.lockFailed`) when the lock cannot be taken.
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
     /// Called under the lock before a refresh request is sent: reserves what the save of its
     /// answer needs (disk space), so that save cannot then fail for lack of it. A refresh rotates
     /// a one-use refresh token at the provider, so a save that fails after it loses the session;
     /// when this throws, nothing is sent. The default reserves nothing and saves with `save`.
-    func reserveSave() throws -> any ReservedSave
+    func reserveSave() throws(TokenStoreError) -> any ReservedSave
     /// As `reserveSave()`, sized for saving `session` (what will be written, not what was read).
-    func reserveSave(for session: StoredSession) throws -> any ReservedSave
+    func reserveSave(for session: StoredSession) throws(TokenStoreError) -> any ReservedSave
     /// Remembers how the last refresh attempt ended, best effort (never throws), for `status`;
     /// called under the lock. The default forgets it.
     func recordRefresh(_ attempt: RefreshAttempt)
@@ -35,9 +38,9 @@ public protocol TokenStore: Sendable {
 
 extension TokenStore {
     /// Reserves nothing: the save is an ordinary `save`.
-    public func reserveSave() throws -> any ReservedSave { UnreservedSave(store: self) }
+    public func reserveSave() throws(TokenStoreError) -> any ReservedSave { UnreservedSave(store: self) }
     /// As `reserveSave()`: a store that reserves nothing has nothing to size.
-    public func reserveSave(for session: StoredSession) throws -> any ReservedSave { try reserveSave() }
+    public func reserveSave(for session: StoredSession) throws(TokenStoreError) -> any ReservedSave { try reserveSave() }
     /// Forgets it.
     public func recordRefresh(_ attempt: RefreshAttempt) {}
     /// None known.
@@ -47,7 +50,7 @@ extension TokenStore {
 /// The save of one refresh's answer, with its space already reserved (`TokenStore.reserveSave`).
 public protocol ReservedSave: Sendable {
     /// Saves `session` atomically, as `TokenStore.save` does, into the reserved space. Once.
-    func save(_ session: StoredSession) throws
+    func save(_ session: StoredSession) throws(TokenStoreError)
     /// Gives the reserved space back when nothing is saved; harmless after `save`.
     func release()
 }
@@ -55,7 +58,7 @@ public protocol ReservedSave: Sendable {
 /// `ReservedSave` for a store that reserves nothing.
 struct UnreservedSave: ReservedSave {
     let store: any TokenStore
-    func save(_ session: StoredSession) throws { try store.save(session) }
+    func save(_ session: StoredSession) throws(TokenStoreError) { try store.save(session) }
     func release() {}
 }
 

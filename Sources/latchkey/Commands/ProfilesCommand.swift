@@ -30,7 +30,7 @@ enum ProfilesCommand {
                     stateDirectory: access.stateDirectory, profile: name, keySource: settings.keySource,
                     environment: context.environment.subset(["CREDENTIALS_DIRECTORY"]),
                     passphrase: try nonInteractivePassphrase(context))
-                if let session = try store.loadTyped() {
+                if let session = try store.load() {
                     row.signedIn = true
                     row.subject = session.subject
                     row.expiresAt = session.token.expiresAt

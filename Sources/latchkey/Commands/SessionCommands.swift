@@ -10,7 +10,7 @@ enum SessionCommands {
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let store = try access.tokenStore(settings)
-        guard try store.loadTyped() != nil else { throw CommandFailure.notSignedIn(profile: access.profile) }
+        guard try store.load() != nil else { throw CommandFailure.notSignedIn(profile: access.profile) }
         let session = try access.session(settings, store: store)
         let stored: StoredSession
         do {

@@ -20,7 +20,7 @@ enum StatusCommand {
         if let settings {
             let store = try access.tokenStore(settings)
             storePaths = (store.tokenFilePath, store.lockFilePath, store.machineKeyPath)
-            session = try store.loadTyped()
+            session = try store.load()
             lastRefresh = store.lastRefresh()
         }
         let now = Timestamp.now()

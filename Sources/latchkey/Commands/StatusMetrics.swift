@@ -30,7 +30,7 @@ enum StatusMetrics {
             let store = EncryptedFileTokenStore(
                 stateDirectory: access.stateDirectory, profile: name, keySource: settings.keySource,
                 environment: access.context.environment.subset(["CREDENTIALS_DIRECTORY"]), passphrase: passphrase)
-            return SessionStatus(session: try store.loadTyped(), lastRefresh: store.lastRefresh(), at: now)
+            return SessionStatus(session: try store.load(), lastRefresh: store.lastRefresh(), at: now)
         } catch {
             return nil
         }

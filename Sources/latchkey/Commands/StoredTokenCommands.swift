@@ -8,7 +8,7 @@ enum StoredTokenCommands {
     static func session(_ context: CommandContext) throws -> StoredSession {
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
-        guard let session = try access.tokenStore(settings).loadTyped() else {
+        guard let session = try access.tokenStore(settings).load() else {
             throw CommandFailure.notSignedIn(profile: access.profile)
         }
         return session

@@ -51,12 +51,9 @@ struct FailureReport: Sendable {
 
     private init(_ error: LatchkeyError) {
         switch error {
-        case .storage(let inner as TokenStoreError):
+        case .storage(let inner):
             self.init(exitCode: 9, code: "storage_error", message: FailureReport.wording(inner), hint: FailureReport.storageHint(inner))
-        case .storage(let inner as ProfileFileError):
-            // The profile is written by the sign-in, so its failure arrives as the library's.
-            self.init(inner as any Error)
-        case .storage(let inner as ClientKeyError):
+        case .clientKey(let inner):
             self.init(exitCode: 9, code: "storage_error", message: inner.description, hint: FailureReport.clientKeyHint(inner))
         case .configuration(let problem) where problem.issuerMeant != nil:
             let issuer = problem.issuerMeant ?? ""
@@ -136,7 +133,7 @@ struct FailureReport: Sendable {
             return "a resource's 401 may name metadata on its own origin only; ask its operator, or log in with --issuer"
         case .resourceMetadata: return "the resource's metadata (RFC 9728) cannot be used; log in with --issuer and --resource instead"
         case .verification: return "check the issuer, client id, allowed algorithms and the system clock"
-        case .storage: return "check the state directory, its permissions and the key source"
+        case .storage, .clientKey: return "check the state directory, its permissions and the key source"
         case .configuration, .cancelled: return nil
         case .clientAuthenticationRefused(let refusal) where refusal.assertionAudience == .issuer:
             return "some providers (Glewlwyd) accept only the endpoint URL as the assertion's aud: try "

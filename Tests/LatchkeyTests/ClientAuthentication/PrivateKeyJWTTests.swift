@@ -267,8 +267,7 @@ import Testing
     func groupOrWorldAccessIsRefused(mode: mode_t) throws {
         try Self.withFile(PEMFixtures.p256PKCS8, mode: mode) { path in
             #expect { _ = try ClientKeyFile(path: path).privateKeyPEM() } throws: { error in
-                guard case .storage(let inner)? = error as? LatchkeyError, let key = inner as? ClientKeyError,
-                    case .unreadable(path, .unsafePermissions) = key
+                guard case .clientKey(let key)? = error as? LatchkeyError, case .unreadable(path, .unsafePermissions) = key
                 else { return false }
                 // The message names the file and the mode, never the key.
                 return key.description.contains(path) && !key.description.contains("PRIVATE KEY")
@@ -278,15 +277,13 @@ import Testing
 
     @Test func aMissingFileAndANonKeyAreLocalErrors() throws {
         #expect { _ = try ClientKeyFile(path: "/nonexistent/latchkey/client.pem").privateKeyPEM() } throws: { error in
-            guard case .storage(let inner)? = error as? LatchkeyError, case .missing? = inner as? ClientKeyError else { return false }
+            guard case .clientKey(.missing)? = error as? LatchkeyError else { return false }
             return (error as? LatchkeyError)?.category == .storage
         }
         try Self.withFile(PEMFixtures.p256PublicKey, mode: 0o600) { path in
             let auth = PrivateKeyJWTAuthentication(clientID: "d", issuer: "https://i.example", key: ClientKeyFile(path: path))
             #expect { _ = try auth.assertion(audience: "a", at: VirtualClock().now(), random: CountingRandom()) } throws: { error in
-                guard case .storage(let inner)? = error as? LatchkeyError,
-                    case .refused(path, .unsupportedLabel)? = inner as? ClientKeyError
-                else { return false }
+                guard case .clientKey(.refused(path, .unsupportedLabel))? = error as? LatchkeyError else { return false }
                 return true
             }
         }

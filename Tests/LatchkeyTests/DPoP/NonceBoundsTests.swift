@@ -135,7 +135,7 @@ import Testing
 /// A reserved save that fails (the reservation was too small).
 struct FailingOnceSave: ReservedSave {
     let store: MemoryTokenStore
-    func save(_ session: StoredSession) throws { throw FailingTokenStore.Failure() }
+    func save(_ session: StoredSession) throws(TokenStoreError) { throw FailingTokenStore.defaultError }
     func release() {}
 }
 

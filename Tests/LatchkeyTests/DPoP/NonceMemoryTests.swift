@@ -114,9 +114,9 @@ import Testing
         let inner: MemoryTokenStore
         init(_ inner: MemoryTokenStore) { self.inner = inner }
         var profile: String { inner.profile }
-        func load() throws -> StoredSession? { try inner.load() }
-        func save(_ session: StoredSession) throws { throw FailingTokenStore.Failure() }
-        func delete() throws { try inner.delete() }
+        func load() throws(TokenStoreError) -> StoredSession? { try inner.load() }
+        func save(_ session: StoredSession) throws(TokenStoreError) { throw FailingTokenStore.defaultError }
+        func delete() throws(TokenStoreError) { try inner.delete() }
         func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T { try await inner.withLock(body) }
     }
 

@@ -32,9 +32,9 @@ import Testing
             self.replacement = replacement
         }
         var profile: String { inner.profile }
-        func load() throws -> StoredSession? { try inner.load() }
-        func save(_ session: StoredSession) throws { try inner.save(session) }
-        func delete() throws { try inner.delete() }
+        func load() throws(TokenStoreError) -> StoredSession? { try inner.load() }
+        func save(_ session: StoredSession) throws(TokenStoreError) { try inner.save(session) }
+        func delete() throws(TokenStoreError) { try inner.delete() }
         func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
             try await inner.withLock {
                 let first = replaced.withLock { done in

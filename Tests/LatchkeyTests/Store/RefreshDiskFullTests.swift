@@ -86,9 +86,7 @@ import Testing
         var caught: LatchkeyError?
         do { _ = try await base.session(store, t).refresh() } catch { caught = error }
         let error = try #require(caught, "the refresh succeeded")
-        guard case .storage(let inner) = error, let storeError = inner as? TokenStoreError,
-            case let .reservationFailed(path, code) = storeError
-        else {
+        guard case .storage(let storeError) = error, case .reservationFailed(let path, let code) = storeError else {
             Issue.record("got \(error)")
             return
         }

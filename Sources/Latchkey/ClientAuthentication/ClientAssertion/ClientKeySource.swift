@@ -5,7 +5,7 @@ import LatchkeyCrypto
 /// (a TPM-sealed credential, an HSM front) brings its own.
 public protocol ClientKeySource: Sendable {
     /// The PEM text of the private key (PKCS#8, SEC1 or PKCS#1, unencrypted), read now.
-    /// Throws `.storage(ClientKeyError)` when it cannot be had.
+    /// Throws `.clientKey(ClientKeyError)` when it cannot be had.
     func privateKeyPEM() throws(LatchkeyError) -> SecretBytes
 }
 
@@ -28,9 +28,9 @@ public struct ClientKeyFile: ClientKeySource {
         do {
             return try OwnerOnlyFile.readSecret(path, limit: Self.limit)
         } catch .io(_, _, errno: 2) {  // ENOENT: OwnerOnlyFile's "does not exist"
-            throw .storage(ClientKeyError.missing(path: path))
+            throw .clientKey(ClientKeyError.missing(path: path))
         } catch {
-            throw .storage(ClientKeyError.unreadable(path: path, error))
+            throw .clientKey(ClientKeyError.unreadable(path: path, error))
         }
     }
 }

@@ -98,7 +98,7 @@ public struct PrivateKeyJWTAuthentication: RequestAuthenticator {
         claims["exp"] = .integer(iat + Self.lifetime)
         let reference: JWSSigner.KeyReference = settings.keyID.map { .keyID($0) } ?? .none
         do { return try signer.sign(claims: claims, type: settings.type.rawValue, keyReference: reference) } catch {
-            throw .storage(ClientKeyError.signingFailed(error.description))
+            throw .clientKey(ClientKeyError.signingFailed(error.description))
         }
     }
 
@@ -109,16 +109,16 @@ public struct PrivateKeyJWTAuthentication: RequestAuthenticator {
         let parsed: SigningKey
         do { parsed = try SigningKey(pem: pem, random: random) } catch {
             if case .privateKeyRefused(let refusal) = error {
-                throw .storage(ClientKeyError.refused(path: (key as? ClientKeyFile)?.path, refusal))
+                throw .clientKey(ClientKeyError.refused(path: (key as? ClientKeyFile)?.path, refusal))
             }
-            throw .storage(ClientKeyError.signingFailed(error.description))
+            throw .clientKey(ClientKeyError.signingFailed(error.description))
         }
         let signer: JWSSigner
         do { signer = try JWSSigner(key: parsed, algorithm: settings.algorithm) } catch {
             if case .algorithmDoesNotFitKey(let algorithm, let keyKind) = error {
                 throw .configuration(.clientKeyDoesNotFitAlgorithm(algorithm: algorithm, key: keyKind))
             }
-            throw .storage(ClientKeyError.signingFailed(error.description))
+            throw .clientKey(ClientKeyError.signingFailed(error.description))
         }
         if let advertised = advertisedAlgorithms, !advertised.isEmpty, !advertised.contains(signer.algorithm.rawValue) {
             throw .configuration(.clientAssertionAlgorithmNotAdvertised(algorithm: signer.algorithm.rawValue, advertised: advertised))

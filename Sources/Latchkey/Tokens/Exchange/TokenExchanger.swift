@@ -34,7 +34,7 @@ struct TokenExchanger: Sendable {
         let key = request.cacheKey
         return try await store.withLock {
             let loaded: StoredSession?
-            do { loaded = try store.load() } catch { throw LatchkeyError.storage(error) }
+            do throws(TokenStoreError) { loaded = try store.load() } catch { throw LatchkeyError.storage(error) }
             guard var session = loaded else { throw LatchkeyError.notSignedIn }
             let now = time.now()
             if let hit = session.exchanges.fresh(key, at: now, minTTL: minTTL), !Self.same(hit.token, rejected) {
@@ -50,7 +50,7 @@ struct TokenExchanger: Sendable {
                 request, subjectToken: subject, subjectType: TokenExchange.accessTokenType, session: session)
             session.exchanges.insert(token, for: key, at: time.now())
             session.dpop?.nonces = bound.nonces.recent
-            do { try store.save(session) } catch { throw LatchkeyError.storage(error) }
+            do throws(TokenStoreError) { try store.save(session) } catch { throw LatchkeyError.storage(error) }
             return token
         }
     }

@@ -13,9 +13,9 @@ struct VaultTokenStore: TokenStore {
     let vault: MemoryVault
     let profile: String
 
-    func load() throws -> StoredSession? { vault.sessions.withLock { $0[profile] } }
-    func save(_ session: StoredSession) throws { vault.sessions.withLock { $0[profile] = session } }
-    func delete() throws { vault.sessions.withLock { $0[profile] = nil } }
+    func load() throws(TokenStoreError) -> StoredSession? { vault.sessions.withLock { $0[profile] } }
+    func save(_ session: StoredSession) throws(TokenStoreError) { vault.sessions.withLock { $0[profile] = session } }
+    func delete() throws(TokenStoreError) { vault.sessions.withLock { $0[profile] = nil } }
 
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try await vault.lock.run(body)
