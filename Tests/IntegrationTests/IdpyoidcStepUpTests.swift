@@ -161,8 +161,9 @@ struct IdpyoidcStepUpTests {
         #expect(asked.stdoutLines.first == #"{"event":"step_up_required","acr_values":"mfa","max_age":300}"#, "\(asked)")
 
         let steppingUp = wallClock()
+        // No --flow: the step-up signs in the way the profile last did (paste, remembered by login).
         let fetched = try Self.withPaste(
-            ws.latchkey, ["--json", "fetch", "--sign-in", "--flow", "paste", resource.url], eventsOnStderr: true, person: person)
+            ws.latchkey, ["--json", "fetch", "--sign-in", resource.url], eventsOnStderr: true, person: person)
         #expect(fetched.exitCode == 0, "fetch --sign-in: \(fetched)")
         let body = try? JSONParser().parse(Array(fetched.stdoutText.utf8))
         #expect(body?["report"]?.stringValue == "quarterly" && body?["acr"]?.stringValue == "mfa", "stdout: \(fetched.stdoutText)")

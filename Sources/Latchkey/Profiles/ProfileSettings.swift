@@ -30,6 +30,10 @@ package struct ProfileSettings: Sendable, Equatable {
     /// The PEM CA bundle `login --ca-file` named, by absolute path: the profile's default, below a
     /// later `--ca-file` or the CA variables of the environment. Read at each use, never copied.
     package var caFile: String?
+    /// The flow of the profile's last sign-in of a person (`device`, `browser`, `paste`, `ciba`):
+    /// `fetch --sign-in` signs in again the same way (cli.md: "the profile's flow") unless its
+    /// `--flow` says otherwise. A value this build does not know is ignored there, not trusted.
+    package var signInFlow: String?
     /// The offline_access-without-DPoP warning was shown once for this profile: it is not repeated.
     package var offlineAccessWarned = false
     /// `config set min-ttl`: the refresh margin `token`, `fetch`, `proof` and `credential get` use
@@ -47,7 +51,8 @@ package struct ProfileSettings: Sendable, Equatable {
         "assertion_file",
         "client_cert_file",
         "client_cert_key_file",
-        "ca_file"
+        "ca_file",
+        "sign_in_flow"
     ]
 
     /// The optional string member named `name`.
@@ -62,6 +67,7 @@ package struct ProfileSettings: Sendable, Equatable {
         case "client_cert_file": return clientCertificateFile
         case "client_cert_key_file": return clientCertificateKeyFile
         case "ca_file": return caFile
+        case "sign_in_flow": return signInFlow
         default: return nil
         }
     }
@@ -78,6 +84,7 @@ package struct ProfileSettings: Sendable, Equatable {
         case "client_cert_file": clientCertificateFile = value
         case "client_cert_key_file": clientCertificateKeyFile = value
         case "ca_file": caFile = value
+        case "sign_in_flow": signInFlow = value
         default: break
         }
     }

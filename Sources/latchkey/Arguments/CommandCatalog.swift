@@ -404,7 +404,7 @@ enum CommandCatalog {
             .value("issuer", "URL", help: "--sign-in: which of several issuers the resource names", default: "none"),
             .value(
                 "flow", "device|browser|paste|ciba", help: "--sign-in: how to sign in (the events go to stderr)",
-                default: "device"),
+                default: "the profile's last sign-in flow, else device"),
             .value("timeout", "SECONDS", help: "--sign-in: give up waiting after SECONDS", default: "the server's expiry"),
             clientSecretFile,
             passphraseFile

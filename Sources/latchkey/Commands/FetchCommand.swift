@@ -38,7 +38,7 @@ enum FetchCommand {
         let access = ProfileAccess(context)
         let settings = try access.profiles.load(access.profile)
         let signIn = args.has("sign-in")
-        let flow = try signInFlow(args)
+        let flow = try signInFlow(args, remembered: settings?.signInFlow)
         // Checked before anything is sent: a sign-in the resource asks for must have a client.
         if signIn, (args.string("client-id") ?? settings?.client.clientID ?? "").isEmpty {
             throw UsageError(
@@ -179,10 +179,14 @@ enum FetchCommand {
         return .signInAt(metadata)
     }
 
-    /// `--flow` for `--sign-in`: the flows that sign a person in.
-    static func signInFlow(_ args: ParsedArguments) throws -> LoginFlow {
-        let flows = LoginFlow.allCases.filter { $0 != .clientCredentials }.map(\.rawValue)
-        return LoginFlow(rawValue: try args.choice("flow", flows, default: "device"))!
+    /// The flows that sign a person in (what `--sign-in` can run).
+    static let personFlows: [LoginFlow] = [.device, .browser, .paste, .ciba]
+
+    /// The flow for `--sign-in`: `--flow`, else the one the profile last signed a person in with
+    /// (cli.md: "the profile's flow"), else the device flow.
+    static func signInFlow(_ args: ParsedArguments, remembered: String?) throws -> LoginFlow {
+        let fallback = remembered.flatMap(LoginFlow.init(rawValue:)).flatMap { personFlows.contains($0) ? $0 : nil } ?? .device
+        return LoginFlow(rawValue: try args.choice("flow", personFlows.map(\.rawValue), default: fallback.rawValue))!
     }
 
     /// The context a sign-in runs in: the fetch's options (client, secrets, timeout) as login's,

@@ -223,6 +223,8 @@ enum LoginCommand {
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         settings.clientAssertionFile = try ClientAssertionOptions.clientAssertionFile(args, existing: existing, client: client)
         settings.assertionFile = try ClientAssertionOptions.assertionFile(args, existing: existing, flow: flow)
+        // A person's flow is what `fetch --sign-in` uses next; a machine grant leaves it as it was.
+        settings.signInFlow = FetchCommand.personFlows.contains(flow) ? flow.rawValue : existing?.signInFlow
         // Which settings go together is the library's rule; only the words are the CLI's.
         try LoginProblemWording.check(
             settings, flow: flow, clientSecret: secret != nil,
