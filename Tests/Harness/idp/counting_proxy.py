@@ -13,6 +13,14 @@ This is how tests assert on the server side: exactly one refresh under contentio
 earlier than the interval (Glewlwyd itself does not log polls). It can also make the real server
 answer `slow_down` once (see _provoke_slow_down), so the client's reaction is tested against it.
 
+Requests reach the upstream one at a time (the proxy still accepts them side by side): a
+refresh answered 500 in one CI run (stop 43; Glewlwyd logged "serialize_access_token - Error
+executing j_query (2)" after it had already spent the refresh token, so the session was lost at
+the server). Glewlwyd 2.7.5 shares one SQLite connection between its threads, and suites running
+side by side were its only concurrency; a test server that serves one request at a time still
+answers each in milliseconds, and no test needs Glewlwyd to work on two at once (they wait on
+each other in latchkey's file lock, not at the server).
+
 With --date-offset SECONDS the answers' `Date` header says a clock that far ahead (negative:
 behind), to play a provider whose clock differs from the device's (issue 27.2). --listen 0 picks a
 free port; the first line printed names it.
@@ -77,6 +85,10 @@ def dpop_claims(proof):
         return {"unparsable": True}
 
 
+# One request at a time to the upstream (see the module's docstring).
+UPSTREAM = threading.Lock()
+
+
 def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: threading.Lock, date_offset: float = 0):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -109,9 +121,10 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
             t0 = time.time()
             conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
             try:
-                conn.request(self.command, self.path, body=body, headers=headers)
-                resp = conn.getresponse()
-                data, status = resp.read(), resp.status
+                with UPSTREAM:
+                    conn.request(self.command, self.path, body=body, headers=headers)
+                    resp = conn.getresponse()
+                    data, status = resp.read(), resp.status
             finally:
                 conn.close()
             entry = {"t": round(t0, 6), "t_done": round(time.time(), 6), "method": self.command,
@@ -129,10 +142,11 @@ def make_handler(upstream: urllib.parse.SplitResult, log_path: str, lock: thread
                 self._provoke_slow_down(body, headers)
             conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
             try:
-                conn.request(self.command, self.path, body=body if length else None, headers=headers)
-                resp = conn.getresponse()
-                data = resp.read()
-                status, resp_headers = resp.status, resp.getheaders()
+                with UPSTREAM:
+                    conn.request(self.command, self.path, body=body if length else None, headers=headers)
+                    resp = conn.getresponse()
+                    data = resp.read()
+                    status, resp_headers = resp.status, resp.getheaders()
             except OSError as e:
                 status, resp_headers, data = 502, [("Content-Type", "text/plain")], f"proxy: {e}".encode()
             finally:
