@@ -189,6 +189,31 @@ struct ProfileSettingsTests {
 
 @Suite("Error classification")
 struct FailureReportTests {
+    /// Issue 33 §3: a configuration problem is worded once. `login`'s usage error and the report of
+    /// the same problem from any other path say the same line and hint (they were two tables).
+    @Test func aConfigurationProblemIsWordedTheSameByLoginAndByTheReport() throws {
+        let problems: [ConfigurationProblem] = [
+            .unusableRedirectURI("x", reason: "r"), .unusableEndpoint(member: "token_endpoint", url: "http://x"),
+            .unusableResource("r#f"), .clientCredentialsNeedClientAuthentication, .backchannelNeedsClientAuthentication,
+            .missingClientSecret(method: .clientSecretPost), .missingClientCertificate(method: .tlsClientAuth),
+            .missingClientKey, .missingAssertion, .missingLoginHint
+        ]
+        for problem in problems {
+            #expect(ConfigurationProblemWording.isUsage(problem), "\(problem)")
+            let usage = try #require(LoginProblemWording.error(problem) as? UsageError, "\(problem)")
+            let report = FailureReport(LatchkeyError.configuration(problem))
+            #expect(report.exitCode == 2)
+            #expect(usage.message == report.message, "\(problem)")
+            if let hint = ConfigurationProblemWording.words(problem).hint {
+                #expect(usage.hint == hint && report.hint == hint, "\(problem)")
+            }
+        }
+        // Not a login option's fault: the library's error, worded by the same table.
+        #expect(LoginProblemWording.error(.pushedAuthorizationRequired) is LatchkeyError)
+        #expect(
+            FailureReport(LatchkeyError.configuration(.pushedAuthorizationRequired)).message.hasSuffix("; use --par auto or --par always"))
+    }
+
     @Test func exitCodesPerErrorFamily() {
         #expect(FailureReport(UsageError("x")).exitCode == 2)
         #expect(FailureReport(LatchkeyError.notSignedIn).exitCode == 3)

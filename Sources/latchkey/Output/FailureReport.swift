@@ -65,14 +65,10 @@ struct FailureReport: Sendable {
             self.init(
                 exitCode: 2, code: "usage", message: error.message,
                 hint: "check --ca-file, LATCHKEY_CA_FILE, SSL_CERT_FILE and the profile's ca file (`latchkey status`)")
-        case .configuration(.endOfPastedInput):
-            self.init(
-                exitCode: 2, code: error.code, message: FailureReport.wording(.endOfPastedInput),
-                hint: "paste the address the browser was sent to (or the code) on stdin, then a newline")
         case .configuration(let problem):
+            let words = ConfigurationProblemWording.words(problem)
             self.init(
-                exitCode: 2, code: error.code, message: FailureReport.wording(problem),
-                hint: "run `latchkey login --help` for the options that supply it")
+                exitCode: 2, code: error.code, message: words.message, hint: words.hint ?? ConfigurationProblemWording.defaultHint)
         case .cancelled, .network(.cancelled):
             self.init(exitCode: 130, code: "cancelled", message: "interrupted", hint: nil)
         case .notSignedIn:
@@ -190,39 +186,6 @@ struct FailureReport: Sendable {
         guard let wait else { return "\(name) kept failing: HTTP \(status)" }
         return "\(name) answered HTTP \(status) and asks to wait \(wait) s (Retry-After), longer than latchkey waits"
             + " (at most \(Int(TransientFailure.maxRetryAfter)) s, and never past the command's deadline)"
-    }
-
-    /// A configuration problem with the option that fixes it.
-    static func wording(_ problem: ConfigurationProblem) -> String {
-        switch problem {
-        case .missingEndpoint("backchannel_authentication_endpoint"):
-            return problem.description + ": the provider does not offer CIBA; use --flow device or browser"
-        case .missingEndpoint(let name):
-            return problem.description + "; pass --" + OptionName.fromMetadataMember(name) + " URL"
-        case .missingClientSecret:
-            return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET)"
-        case .pushedAuthorizationRequired:
-            return problem.description + "; use --par auto or --par always"
-        case .unusableResource:
-            return problem.description + " (--resource)"
-        case .unusableParameter:
-            return problem.description + " (--param)"
-        case .clientCredentialsNeedClientAuthentication:
-            return problem.description + " (--client-secret-file or LATCHKEY_CLIENT_SECRET, and --auth-method)"
-        case .missingClientKey:
-            return problem.description + " (--client-key-file FILE or --client-assertion-file FILE)"
-        case .missingAssertion:
-            return problem.description + " (--assertion-file FILE)"
-        case .clientKeyDoesNotFitAlgorithm:
-            return problem.description + " (choose --client-assertion-alg to fit the key of --client-key-file)"
-        case .clientAssertionAlgorithmNotAdvertised:
-            return problem.description + " (choose another --client-assertion-alg, and a key that fits it)"
-        case .offlineAccessWithoutDPoP:
-            return problem.description + " (--require-dpop-for-offline-access; the provider does not offer DPoP with ES256,"
-                + " so use --dpop always or drop offline_access from --scope)"
-        default:
-            return problem.description
-        }
     }
 
     /// Makes a report from its parts.
