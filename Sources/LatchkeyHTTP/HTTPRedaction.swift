@@ -78,7 +78,7 @@ package enum HTTPRedaction {
             if c == UInt8(ascii: ":") {
                 redactNextValue = lastString.map(isSensitive(name:)) ?? false
                 lastString = nil
-            } else if c != 0x20, c != 0x09, c != 0x0A, c != 0x0D {
+            } else if !CharacterClass.isWhitespace(c) {
                 // A non-string value (number, object, …) after a sensitive name is left alone.
                 redactNextValue = false
                 lastString = nil

@@ -18,7 +18,7 @@ enum HTTPRequestHead {
         var lines = ""
         for (name, value) in request.headers {
             // A CR or LF here would let a value inject headers or a second request.
-            guard !name.isEmpty, !name.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F }),
+            guard !name.isEmpty, name.utf8.allSatisfy({ CharacterClass.isVisible($0) && $0 != UInt8(ascii: ":") }),
                 !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
             else {
                 throw .invalidURL("invalid request header \(name)")

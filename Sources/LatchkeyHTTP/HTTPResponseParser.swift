@@ -266,7 +266,7 @@ public struct HTTPResponseParser: Sendable {
         }
         guard (100...599).contains(code) else { throw .protocolViolation(reason: "status code \(code) out of range") }
         let reasonBytes = bytes.count > 13 ? Array(bytes[13...]) : []
-        guard reasonBytes.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        guard reasonBytes.allSatisfy(CharacterClass.isFieldText) else {
             throw .protocolViolation(reason: "control character in reason phrase")
         }
         status = code
@@ -274,7 +274,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     private func parseField(_ line: ArraySlice<UInt8>) throws(HTTPError) -> (name: String, value: String) {
-        guard let first = line.first, first != 0x20, first != 0x09 else {
+        guard let first = line.first, !CharacterClass.isOptionalWhitespace(first) else {
             throw .protocolViolation(reason: "obsolete line folding in header")
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
@@ -285,9 +285,9 @@ public struct HTTPResponseParser: Sendable {
             throw .protocolViolation(reason: "invalid character in header name")
         }
         var value = line[line.index(after: colon)...]
-        while let f = value.first, f == 0x20 || f == 0x09 { value = value.dropFirst() }
-        while let l = value.last, l == 0x20 || l == 0x09 { value = value.dropLast() }
-        guard value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        while let f = value.first, CharacterClass.isOptionalWhitespace(f) { value = value.dropFirst() }
+        while let l = value.last, CharacterClass.isOptionalWhitespace(l) { value = value.dropLast() }
+        guard value.allSatisfy(CharacterClass.isFieldText) else {
             throw .protocolViolation(reason: "control character in header value")
         }
         return (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
@@ -361,11 +361,11 @@ public struct HTTPResponseParser: Sendable {
         }
         guard digits > 0 else { throw .protocolViolation(reason: "malformed chunk size") }
         var rest = line[i...]
-        while let f = rest.first, f == 0x20 || f == 0x09 { rest = rest.dropFirst() }
+        while let f = rest.first, CharacterClass.isOptionalWhitespace(f) { rest = rest.dropFirst() }
         guard rest.isEmpty || rest.first == UInt8(ascii: ";") else {
             throw .protocolViolation(reason: "malformed chunk size")
         }
-        guard rest.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        guard rest.allSatisfy(CharacterClass.isFieldText) else {
             throw .protocolViolation(reason: "control character in chunk extension")
         }
         return size

@@ -171,7 +171,7 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     /// RFC 3986 unreserved, reserved and `%`: printable ASCII except space, `"`, `<`, `>`, `\`,
     /// `^`, `` ` ``, `{`, `|`, `}`.
     private static func allowed(_ b: UInt8) -> Bool {
-        guard b > 0x20, b < 0x7F else { return false }
+        guard CharacterClass.isVisible(b) else { return false }
         return !"\"<>\\^`{|}".utf8.contains(b)
     }
 

@@ -254,7 +254,7 @@ final class TLSSession {
     /// which no TLS record starts with (its first byte is a content type, 20…24): `https://` was
     /// written for a plain-HTTP port.
     var receivedPlainText: Bool {
-        !firstBytes.isEmpty && firstBytes.allSatisfy { (0x20...0x7e).contains($0) || $0 == 0x0d || $0 == 0x0a || $0 == 0x09 }
+        !firstBytes.isEmpty && firstBytes.allSatisfy { CharacterClass.isPrintable($0) || CharacterClass.isWhitespace($0) }
     }
 
     fileprivate func bioReceive(_ buf: UnsafeMutablePointer<UInt8>, _ len: Int) -> Int32 {

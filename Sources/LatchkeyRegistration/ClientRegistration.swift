@@ -1,4 +1,5 @@
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 
 /// A registration as the provider answered it (RFC 7591 §3.2.1, RFC 7592 §3): the client_id,
@@ -59,7 +60,7 @@ public struct ClientRegistration: Sendable, Equatable {
 
     /// RFC 6749 Appendix A: VSCHAR = %x20-7E.
     static func isVSCHAR(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+        text.utf8.allSatisfy(CharacterClass.isPrintable)
     }
 
     /// The registration as JSON for display: the metadata and the client_id, the credentials

@@ -189,7 +189,9 @@ public struct RegistrationClient: Sendable {
 
     /// Printable ASCII only (RFC 6749 §5.2's character set for `error` and `error_description`).
     static func sanitised(_ text: String, limit: Int) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7f }.prefix(limit)))
+        String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && CharacterClass.isPrintable(UInt8($0.value)) }.prefix(limit))
+        )
     }
 }
 

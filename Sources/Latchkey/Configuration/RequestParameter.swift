@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// An extra authorization-request parameter that a provider wants and the protocol does not own
 /// (Auth0's `audience`, `prompt`, `acr_values`, `ui_locales`), sent on the authorization (or
 /// pushed), device authorization and CIBA requests.
@@ -22,7 +24,7 @@ public struct RequestParameter: Sendable, Equatable {
     public init(name: String, value: String) throws(LatchkeyError) {
         if !Self.isUsableName(name) { throw .configuration(.unusableParameter(name: name, refusal: .unusableName)) }
         if Self.isProtocolOwned(name) { throw .configuration(.unusableParameter(name: name, refusal: .protocolOwned)) }
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if CharacterClass.containsASCIIControl(value) {
             throw .configuration(.unusableParameter(name: name, refusal: .controlCharacterInValue))
         }
         self.name = name
@@ -52,7 +54,7 @@ public struct RequestParameter: Sendable, Equatable {
     }
 
     static func isUsableName(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "=" && $0 != "&" }
+        !name.isEmpty && name.utf8.allSatisfy { CharacterClass.isVisible($0) && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&") }
     }
 
     /// The pairs for `parameters`, in order.

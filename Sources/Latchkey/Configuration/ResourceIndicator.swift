@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// RFC 8707 resource indicators: the protected resources a token is asked for, sent as `resource`
 /// on the authorization (or pushed), device authorization, CIBA and token requests.
 package enum ResourceIndicator {
@@ -6,7 +8,7 @@ package enum ResourceIndicator {
     /// allowed (the RFC only discourages it).
     package static func isValid(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
-        guard scalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }), !scalars.contains("#") else { return false }
+        guard CharacterClass.isVisibleASCII(text), !scalars.contains("#") else { return false }
         guard let colon = scalars.firstIndex(of: ":"), colon > 0, colon < scalars.count - 1 else { return false }
         guard Self.isLetter(scalars[0]) else { return false }
         return scalars[1..<colon].allSatisfy { Self.isLetter($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "." }

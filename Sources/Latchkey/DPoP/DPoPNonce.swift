@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// The grammar and size of a server's `DPoP-Nonce` (RFC 9449 §8.1: `nonce = 1*NQCHAR`).
 ///
 /// A nonce is echoed in every proof and kept in the token file, so anything else a server sends is
@@ -11,6 +13,6 @@ package enum DPoPNonce {
     package static func isValid(_ nonce: String) -> Bool {
         let bytes = nonce.utf8
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
-        return bytes.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
+        return bytes.allSatisfy(CharacterClass.isNonQuoteVisible)
     }
 }

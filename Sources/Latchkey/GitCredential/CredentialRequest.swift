@@ -57,7 +57,7 @@ package struct CredentialRequest: Sendable, Equatable {
             guard isName(nameBytes) else { throw .badName(line: lineNumber) }
             let valueBytes = Array(line[(eq + 1)...])
             guard let value = String(validating: valueBytes, as: UTF8.self),
-                !value.unicodeScalars.contains(where: isControl)
+                !CharacterClass.containsControl(value)
             else { throw .badCharacters(line: lineNumber) }
             let name = String(decoding: nameBytes, as: UTF8.self)
             if name == "url" {
@@ -82,10 +82,6 @@ package struct CredentialRequest: Sendable, Equatable {
         if body.count >= 2 && body.suffix(2).elementsEqual([UInt8(ascii: "["), UInt8(ascii: "]")]) { body = body.dropLast(2) }
         guard !body.isEmpty else { return false }
         return body.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
-    }
-
-    static func isControl(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x20 || s.value == 0x7F || (s.value >= 0x80 && s.value < 0xA0)
     }
 
     /// `scheme://[user@]host[/path]`, kept percent-encoded as sent; nil when there is no scheme or no host.

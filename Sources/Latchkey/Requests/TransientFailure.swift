@@ -157,8 +157,8 @@ private extension String {
     /// Without leading and trailing spaces and tabs (RFC 9110 §5.5 OWS).
     var trimmingASCIIWhitespace: String {
         var bytes = Substring(self).utf8[...]
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        while let first = bytes.first, CharacterClass.isOptionalWhitespace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, CharacterClass.isOptionalWhitespace(last) { bytes = bytes.dropLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

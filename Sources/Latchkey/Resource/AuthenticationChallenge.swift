@@ -89,7 +89,7 @@ struct ChallengeScanner {
     private static func isToken(_ s: String) -> Bool { s.utf8.allSatisfy(HeaderName.isTokenCharacter) }
 
     /// RFC 9110 §5.6.4: qdtext and quoted-pair allow HTAB, SP, VCHAR and obs-text, no other control.
-    private static func isQuotedTextByte(_ c: UInt8) -> Bool { c == 9 || (c >= 0x20 && c != 0x7F) }
+    private static func isQuotedTextByte(_ c: UInt8) -> Bool { CharacterClass.isFieldText(c) }
 
     private mutating func token() -> String? {
         let start = i

@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// What a resource server asks of the sign-in behind a token it refused with
 /// `error="insufficient_user_authentication"` (RFC 9470 §3): authentication context classes, a
 /// maximum authentication age, or both. Carried as data from the 401 to the caller, who decides
@@ -56,7 +58,7 @@ package struct ResourceChallenge: Sendable, Equatable {
     static func acrValues(_ text: String) -> [String]? {
         let values = text.split(separator: " ").map(String.init)
         guard !values.isEmpty, values.count <= 16,
-            values.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 && $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } })
+            values.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 && CharacterClass.isVisibleASCII($0) })
         else { return nil }
         return values
     }

@@ -67,7 +67,7 @@ struct Refresher: Sendable {
     /// Failures worth riding out with a still-valid token: transient ones (`TransientFailure`), and
     /// no room to reserve the save (nothing was sent, so the session is as good as before).
     static func isTransient(_ error: LatchkeyError) -> Bool {
-        if case .storage(let e as TokenStoreError) = error, case .reservationFailed = e { return true }
+        if case .storage(.reservationFailed) = error { return true }
         return TransientFailure.isTransient(error)
     }
 

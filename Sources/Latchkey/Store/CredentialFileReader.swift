@@ -1,4 +1,5 @@
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// Files a person names that hold one bearer credential on one line: a subject or actor token
 /// for a token exchange (RFC 8693), an assertion for the JWT bearer grant or for client
@@ -36,7 +37,7 @@ package enum CredentialFileReader {
         let line = bytes[0..<count]
         if line.contains(0x0A) || line.contains(0x0D) { throw .moreThanOneLine(path: path) }
         // RFC 6749 VSCHAR without the space: a token is sent as a form value and a header value.
-        guard line.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .notAToken(path: path) }
+        guard line.allSatisfy(CharacterClass.isVisible) else { throw .notAToken(path: path) }
         if content == .jwt, !Self.isCompactJWT(line) { throw .notAJWT(path: path) }
         return String(decoding: line, as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// Loads the secret a `KeySource` names and turns it into the AES-256 file key.
 package enum KeyMaterial {
@@ -72,7 +73,7 @@ package enum KeyMaterial {
                 fd: fd, path: path, limit: 4096,
                 tooLarge: { _ in .keyUnavailable("machine-id too large") })
         else { return [] }
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
+        let isSpace: (UInt8) -> Bool = CharacterClass.isWhitespace
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
             let last = bytes.lastIndex(where: { !isSpace($0) })
         else { return [] }

@@ -81,7 +81,7 @@ enum RefreshRecordFile {
         var out: [UInt8] = []
         for scalar in text.unicodeScalars {
             let encoded: [UInt8] =
-                scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                CharacterClass.isControl(scalar)
                 ? [UInt8(ascii: "?")] : Array(String(scalar).utf8)
             if out.count + encoded.count > limit { break }
             out += encoded

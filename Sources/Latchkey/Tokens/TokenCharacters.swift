@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// The characters an OAuth token may contain: RFC 6749 Appendix A.12 and A.17 define access and
 /// refresh tokens as `1*VSCHAR`, VSCHAR being %x20-7E. Anything else (CR, LF, ESC, DEL, C1, non-ASCII)
 /// is a protocol violation: a token with CR LF would print as extra header lines from
@@ -5,6 +7,6 @@
 package enum TokenCharacters {
     /// True when every byte of `token` is VSCHAR (an empty string is true; callers check presence).
     package static func areVSCHAR(_ token: String) -> Bool {
-        token.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+        token.utf8.allSatisfy(CharacterClass.isPrintable)
     }
 }

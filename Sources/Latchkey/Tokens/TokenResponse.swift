@@ -53,7 +53,7 @@ package struct TokenResponse: Sendable, Equatable {
             return .error(.server(code: code, description: object.string("error_description"), status: response.status))
         }
         guard (200..<300).contains(response.status) else {
-            if response.status == 400 && response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            if response.status == 400 && CharacterClass.isBlank(response.body) {
                 return .error(.server(code: "invalid_grant", description: "empty HTTP 400 response", status: 400))
             }
             return .error(.unexpectedStatus(response.status))

@@ -1,5 +1,6 @@
 import Glibc
 import Latchkey
+import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyRegistration
 
@@ -20,7 +21,7 @@ enum ClientAssertionOptions {
             settings.algorithm = algorithm
         }
         if let kid = args.string("client-key-id") {
-            guard !kid.isEmpty, !kid.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard !kid.isEmpty, !CharacterClass.containsASCIIControl(kid) else {
                 throw UsageError("--client-key-id must be non-empty, without control characters", command: "login")
             }
             settings.keyID = kid

@@ -299,7 +299,7 @@ enum FetchCommand {
         while value.first == " " || value.first == "\t" { value = value.dropFirst() }
         while value.last == " " || value.last == "\t" { value = value.dropLast() }
         guard isToken(name) else { throw UsageError("-H: '\(name)' is not a header name", command: "fetch") }
-        guard value.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
+        guard value.utf8.allSatisfy(CharacterClass.isFieldText) else {
             throw UsageError("-H \(name): the value holds control characters", command: "fetch")
         }
         guard !reservedHeaders.contains(name.lowercased()) else {

@@ -1,5 +1,6 @@
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// `latchkey login`: signs in with the device flow (default), the loopback browser flow, the
 /// paste flow or CIBA, then remembers the profile's settings. Human output on stderr; `--json`
@@ -129,7 +130,7 @@ enum LoginCommand {
         var requirement = AuthenticationRequirement()
         if let text = args.string("acr-values") {
             let values = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-            guard !values.isEmpty, values.allSatisfy({ $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } }) else {
+            guard !values.isEmpty, values.allSatisfy({ CharacterClass.isVisibleASCII($0) }) else {
                 throw UsageError("--acr-values needs space-separated values of printable ASCII", command: "login")
             }
             requirement.acrValues = values
@@ -332,7 +333,7 @@ enum LoginCommand {
     /// shared with `config set`: they end up in git's input or a URL, so line breaks and controls
     /// are refused, and the logout address must be an absolute URI.
     static func checkedRememberedValue(_ key: String, _ value: String, command: String) throws(UsageError) -> String {
-        guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+        guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0 == " " || CharacterClass.isASCIIControl($0) }) else {
             throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: command)
         }
         if key == "post-logout-redirect-uri", !ClientConfiguration.isAbsoluteURIWithoutFragment(value) {

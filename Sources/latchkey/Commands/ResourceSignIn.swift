@@ -80,7 +80,7 @@ enum ResourceSignIn {
         record("issuer", target.issuer)
         record("resource", target.metadata.resource)
         if !context.arguments.has("scope"), let scopes = target.metadata.scopesSupported, !scopes.isEmpty {
-            let usable = scopes.filter { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "," } }
+            let usable = scopes.filter { !$0.isEmpty && CharacterClass.isVisibleASCII($0) && !$0.contains(",") }
             record("scope", (usable.contains("openid") ? usable : ["openid"] + usable).joined(separator: " "))
         }
         return CommandContext(arguments: args, globals: context.globals, environment: context.environment, console: context.console)

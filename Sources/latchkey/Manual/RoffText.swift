@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// Text made safe for roff (man(7)): a backslash prints as `\e`, a hyphen as `\-` (so options
 /// copy and search as ASCII), a line never starts with `.` or `'` (a request), and any scalar
 /// outside ASCII becomes `\[uXXXX]`, which groff renders on any terminal encoding.
@@ -9,7 +11,7 @@ enum RoffText {
             case "\\": out += "\\e"
             case "-": out += "\\-"
             case "\n": out += " "
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += " "
+            case _ where CharacterClass.isASCIIControl(scalar): out += " "
             case _ where scalar.value > 0x7E: out += "\\[u" + hex(scalar.value) + "]"
             default: out.unicodeScalars.append(scalar)
             }

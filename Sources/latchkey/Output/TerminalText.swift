@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// The one sanitiser for text that did not come from us (servers, token claims, files) on its way
 /// to a terminal. Control characters would otherwise let a server set the window title, erase the
 /// line or hide the rest of a URL (`ESC[8m`), so the person reads a fake address or code.
@@ -28,9 +30,8 @@ enum TerminalText {
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: return false
-        case 0x00...0x1F, 0x7F, 0x80...0x9F: return true
         case 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
+        default: return CharacterClass.isControl(scalar)
         }
     }
 

@@ -31,7 +31,7 @@ public enum ClientCertificateProblem: Sendable, Equatable, CustomStringConvertib
     /// The refusal `response` is, when the certificate with `subject` was presented to `endpoint`.
     static func refusal(_ response: HTTPResponse, endpoint: EndpointRole, subject: String) -> ClientCertificateProblem? {
         guard response.status == 401 || response.status == 403 else { return nil }
-        let blank = response.body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let blank = CharacterClass.isBlank(response.body)
         if blank { return .refused(endpoint: endpoint, status: response.status, oauthCode: nil, subject: subject) }
         guard case .error(.server(let code, _, _)) = TokenResponse.parse(response),
             code == "invalid_client" || code == "unauthorized_client"

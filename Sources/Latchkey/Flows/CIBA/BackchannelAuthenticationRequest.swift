@@ -1,3 +1,5 @@
+import LatchkeyHTTP
+
 /// What a CIBA authentication request (OpenID CIBA Core §7.1) says besides `scope` and the client's
 /// authentication: whom to ask, what both screens show, and for how long.
 public struct BackchannelAuthenticationRequest: Sendable {
@@ -42,7 +44,7 @@ public struct BackchannelAuthenticationRequest: Sendable {
             return .invalidBackchannelRequest(
                 reason: "the binding message has \(text.count) characters, at most \(maxBindingMessageLength) are allowed")
         }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        if CharacterClass.containsControl(text) {
             return .invalidBackchannelRequest(reason: "the binding message contains a control character")
         }
         return nil

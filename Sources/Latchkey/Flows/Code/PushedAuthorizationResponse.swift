@@ -37,7 +37,7 @@ struct PushedAuthorizationResponse: Sendable, Equatable {
         guard case .string(let uri)? = object["request_uri"] else {
             throw .protocolViolation("the pushed authorization response has no request_uri string")
         }
-        guard !uri.isEmpty, uri.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+        guard !uri.isEmpty, CharacterClass.isVisibleASCII(uri) else {
             throw .protocolViolation("the pushed authorization response's request_uri is empty or not printable ASCII")
         }
         guard case .number? = object["expires_in"], let seconds = object.lenientInt("expires_in"), seconds > 0 else {

@@ -97,7 +97,7 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     static func isTypableUserCode(_ code: String) -> Bool {
         let bytes = code.utf8
         guard !bytes.isEmpty, bytes.count <= maxUserCodeLength, bytes.first != 0x20, bytes.last != 0x20 else { return false }
-        return bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+        return bytes.allSatisfy(CharacterClass.isPrintable)
     }
 
     /// Throws unless `text` is an `HTTPURL`: https, or http to a loopback host, printable RFC 3986

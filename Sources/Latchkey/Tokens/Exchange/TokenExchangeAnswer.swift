@@ -27,7 +27,7 @@ package enum TokenExchangeAnswer {
             return .error(.malformedResponse("access_token has characters outside RFC 6749's VSCHAR (%x21-7E)"))
         }
         // Visible ASCII only (%x21-7E): DEL passed a `Character` comparison (found by FuzzTokenExchangeAnswer).
-        guard let issued = object.string("issued_token_type"), !issued.isEmpty, issued.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        guard let issued = object.string("issued_token_type"), !issued.isEmpty, CharacterClass.isVisibleASCII(issued)
         else {
             return .error(.malformedResponse("token exchange answer has no issued_token_type (RFC 8693 §2.2.1)"))
         }
