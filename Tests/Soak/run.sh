@@ -4,7 +4,7 @@
 # 1 when it is broken, 2 when the run could not be made. See docs/reliability.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-binary=/work/main/.build/debug/latchkey
+binary=$(cd "$here/../.." && pwd)/.build/debug/latchkey
 for a in "$@"; do case "$a" in --binary|--binary=*) binary=;; esac; done
 if [ -n "$binary" ] && [ ! -x "$binary" ]; then
     echo "run.sh: no latchkey at $binary (build it, or give --binary)" >&2; exit 2

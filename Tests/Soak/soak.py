@@ -512,6 +512,12 @@ class Soak:
             broken.append(f"driver errors: {self.errors[:3]}")
         if a.grace > 0 and unavoidable:
             broken.append("sessions lost with a grace interval")
+        # The CI form (--min-each 2) must have lived through every kind it asked for, not just
+        # planned them: a fault kind that could not be injected (no tmpfs without root) fails.
+        asked = [k for k in FAULT_KINDS if k in a.faults.split(",")]
+        short = {k: self.faults.get(k, 0) for k in asked if self.faults.get(k, 0) < a.min_each}
+        if short:
+            broken.append(f"fault kinds injected fewer than {a.min_each} times: {short}")
         report["bar_broken"] = broken
         with open(os.path.join(self.work, "calls.jsonl"), "w") as f:
             for c in calls:
@@ -554,7 +560,7 @@ def main():
     p.add_argument("--minutes", type=float, default=3)
     p.add_argument("--devices", type=int, default=4)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--binary", default="/work/main/.build/debug/latchkey")
+    p.add_argument("--binary", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build", "debug", "latchkey"))
     p.add_argument("--loops", type=int, default=3, help="consumer loops per device (each runs one latchkey at a time)")
     p.add_argument("--pause", type=float, default=1.0, help="longest pause between two calls of a loop, seconds")
     p.add_argument("--fault-gap", type=float, default=1.5, help="mean seconds between two faults")
@@ -562,6 +568,7 @@ def main():
     p.add_argument("--grace", type=float, default=0.0, help="the provider's refresh-token reuse grace, seconds")
     p.add_argument("--defect", default="", help="a provider-side defect to inject (see provider.py)")
     p.add_argument("--report", default="", help="also copy report.json here")
+    p.add_argument("--min-each", type=int, default=0, help="the bar also needs each fault kind injected this often (CI: 2)")
     p.add_argument("--keep", action="store_true", help="keep the state folders")
     a = p.parse_args()
     if a.seed is None:
