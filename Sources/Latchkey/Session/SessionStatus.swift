@@ -1,7 +1,8 @@
 import LatchkeyHTTP
 
 /// What `status` reports about a profile's session, decided in one place so that every output
-/// (text, JSON, the metrics of `status --format openmetrics`) says the same. Holds no token.
+/// (`status` as text and JSON, `profiles`, the metrics of `status --format openmetrics`) says the
+/// same: none of them works out validity, the refresh token or the binding again. Holds no token.
 package struct SessionStatus: Sendable, Equatable {
     /// True when a session is stored.
     package var signedIn: Bool
@@ -11,6 +12,10 @@ package struct SessionStatus: Sendable, Equatable {
     package var accessTokenValid: Bool
     /// True when a refresh token is held.
     package var refreshTokenHeld: Bool
+    /// True when an ID token is held.
+    package var idTokenHeld: Bool
+    /// The ID token's `sub`; nil without one.
+    package var subject: String?
     /// What the access token is bound to; nil when not signed in.
     package var binding: TokenBinding?
     /// The last refresh attempt recorded in the profile's lock file, failed ones too.
@@ -22,6 +27,8 @@ package struct SessionStatus: Sendable, Equatable {
         accessTokenExpiresAt = session?.token.expiresAt
         accessTokenValid = session?.token.isValid(at: now) ?? false
         refreshTokenHeld = session?.token.refreshToken != nil
+        idTokenHeld = session?.token.idToken != nil
+        subject = session?.subject
         binding = session.map { TokenBinding($0.token) }
         self.lastRefresh = lastRefresh
     }

@@ -30,11 +30,11 @@ enum ProfilesCommand {
                     stateDirectory: access.stateDirectory, profile: name, keySource: settings.keySource,
                     environment: context.environment.subset(["CREDENTIALS_DIRECTORY"]),
                     passphrase: try nonInteractivePassphrase(context))
-                if let session = try store.load() {
-                    row.signedIn = true
-                    row.subject = session.subject
-                    row.expiresAt = session.token.expiresAt
-                }
+                // The same model as `status`: signed in, subject and expiry decided once.
+                let status = SessionStatus(session: try store.load(), lastRefresh: nil, at: Timestamp.now())
+                row.signedIn = status.signedIn
+                row.subject = status.subject
+                row.expiresAt = status.accessTokenExpiresAt
             } catch let error as TokenStoreError where error == .passphraseRequired {
                 row.error = "locked (passphrase needed)"
             } catch {

@@ -24,17 +24,13 @@ enum StatusCommand {
             lastRefresh = store.lastRefresh()
         }
         let now = Timestamp.now()
+        let status = SessionStatus(session: session, lastRefresh: lastRefresh, at: now)
         if context.globals.json {
             context.console.outLine(
-                json(
-                    access: access, settings: settings, session: session, paths: storePaths, now: now,
-                    lastRefresh: lastRefresh
-                ).jsonText)
+                json(access: access, settings: settings, session: session, status: status, paths: storePaths).jsonText)
         } else {
             context.console.out(
-                human(
-                    access: access, settings: settings, session: session, paths: storePaths, now: now,
-                    lastRefresh: lastRefresh))
+                human(access: access, settings: settings, session: session, status: status, paths: storePaths, now: now))
         }
         guard session != nil else {
             let failure = CommandFailure.notSignedIn(profile: access.profile)
@@ -44,25 +40,26 @@ enum StatusCommand {
         return 0
     }
 
+    /// The JSON status: `status` decides what is valid, held and bound; `session` gives the
+    /// rest as stored (issuer, scope, acr, times).
     static func json(
-        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-        paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
-        lastRefresh: RefreshAttempt? = nil
+        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?, status: SessionStatus,
+        paths: (tokens: String, lock: String, machineKey: String)?
     ) -> JSONValue {
         var o = JSONObject()
         o["profile"] = .string(access.profile)
-        o["signed_in"] = .bool(session != nil)
+        o["signed_in"] = .bool(status.signedIn)
         o["issuer"] = (session?.issuer ?? settings?.client.issuer).map(JSONValue.string) ?? .null
         o["client_id"] = (session?.clientID ?? settings?.client.clientID).map(JSONValue.string) ?? .null
-        o["subject"] = session?.subject.map(JSONValue.string) ?? .null
+        o["subject"] = status.subject.map(JSONValue.string) ?? .null
         o["scope"] = session?.token.scope.map(JSONValue.string) ?? .null
         // When the ID token has them (OIDC Core §2): what a resource's step-up asks about.
         if let acr = session?.authenticationContext { o["acr"] = .string(acr) }
         if let authTime = session?.authenticationTime { o["auth_time"] = .string(RFC3339.format(authTime)) }
-        o["access_token_expires_at"] = session?.token.expiresAt.map { .string(RFC3339.format($0)) } ?? .null
-        o["access_token_valid"] = .bool(session?.token.isValid(at: now) ?? false)
-        o["refresh_token"] = .bool(session?.token.refreshToken != nil)
-        o["id_token"] = .bool(session?.token.idToken != nil)
+        o["access_token_expires_at"] = status.accessTokenExpiresAt.map { .string(RFC3339.format($0)) } ?? .null
+        o["access_token_valid"] = .bool(status.accessTokenValid)
+        o["refresh_token"] = .bool(status.refreshTokenHeld)
+        o["id_token"] = .bool(status.idTokenHeld)
         o["updated_at"] = session.map { .string(RFC3339.format($0.updatedAt)) } ?? .null
         o["key_source"] = settings.map { .string($0.keySource.name) } ?? .null
         var files = JSONObject()
@@ -77,11 +74,11 @@ enum StatusCommand {
         if let file = settings?.clientAssertionFile { files["client_assertion"] = .string(file) }
         if let file = settings?.assertionFile { files["assertion"] = .string(file) }
         o["files"] = .object(files)
-        o["token_binding"] = session.map { .string(TokenBinding($0.token).rawValue) } ?? .null
+        o["token_binding"] = status.binding.map { .string($0.rawValue) } ?? .null
         o["ca_file"] = settings?.caFile.map(JSONValue.string) ?? .null
         // The last refresh attempt, failed ones too: a full disk leaves no other trace.
         o["last_refresh"] =
-            lastRefresh.map { attempt in
+            status.lastRefresh.map { attempt in
                 .object(
                     JSONObject([
                         ("at", .string(RFC3339.format(attempt.at))), ("ok", .bool(attempt.failure == nil)),
@@ -91,10 +88,10 @@ enum StatusCommand {
         return .object(o)
     }
 
+    /// The text status, from the same `status` (`now` only words how long is left).
     static func human(
-        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?,
-        paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp,
-        lastRefresh: RefreshAttempt? = nil
+        access: ProfileAccess, settings: ProfileSettings?, session: StoredSession?, status: SessionStatus,
+        paths: (tokens: String, lock: String, machineKey: String)?, now: Timestamp
     ) -> String {
         var rows: [(String, String)] = [("profile", access.profile)]
         if let settings {
@@ -102,23 +99,23 @@ enum StatusCommand {
             rows.append(("client_id", session?.clientID ?? settings.client.clientID))
         }
         if let session {
-            rows.append(("subject", session.subject ?? "(none: no ID token)"))
+            rows.append(("subject", status.subject ?? "(none: no ID token)"))
             if let acr = session.authenticationContext { rows.append(("acr", acr)) }
             if let authTime = session.authenticationTime { rows.append(("auth_time", RFC3339.format(authTime))) }
-            if let expiresAt = session.token.expiresAt {
+            if let expiresAt = status.accessTokenExpiresAt {
                 let left = expiresAt.timeIntervalSince(now)
                 rows.append(
                     (
                         "access token",
-                        left > 0
+                        status.accessTokenValid
                             ? "valid until \(RFC3339.format(expiresAt)) (\(DurationText.describe(left)) left)"
                             : "expired at \(RFC3339.format(expiresAt))"
                     ))
             } else {
                 rows.append(("access token", "held, no expiry given"))
             }
-            rows.append(("refresh token", session.token.refreshToken != nil ? "held" : "none"))
-            if let lastRefresh {
+            rows.append(("refresh token", status.refreshTokenHeld ? "held" : "none"))
+            if let lastRefresh = status.lastRefresh {
                 rows.append(
                     (
                         "last refresh",
@@ -126,7 +123,7 @@ enum StatusCommand {
                             ?? "succeeded at \(RFC3339.format(lastRefresh.at))"
                     ))
             }
-            rows.append(("token binding", TokenBinding(session.token).rawValue))
+            if let binding = status.binding { rows.append(("token binding", binding.rawValue)) }
             if let scope = session.token.scope { rows.append(("scope", scope)) }
         } else {
             rows.append(("signed in", "no"))
