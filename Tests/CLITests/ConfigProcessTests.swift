@@ -100,7 +100,7 @@ struct ConfigProcessTests {
                 ),
                 (
                     ["config", "set", "ca-file", dir.path + "/missing.pem"],
-                    "latchkey: cannot read the CA bundle \(dir.path)/missing.pem: cannot open \(dir.path)/missing.pem: no such file or directory"
+                    "latchkey: cannot read the CA bundle \(dir.path)/missing.pem: no such file or directory"
                 ),
                 (["config", "set", "ca-file", notPEM], "latchkey: \(notPEM) holds no PEM certificate"),
                 (["config", "set", "colour", "blue"], "latchkey: unknown setting 'colour'"),
@@ -115,6 +115,35 @@ struct ConfigProcessTests {
                 #expect(firstLine(r) == line, "\(arguments): \(r)")
             }
             #expect(profileText(cli) == before, "a refused value changed the profile")
+        }
+    }
+
+    /// Issue 33 §3: one table of remembered settings, so `login --ca-file` refuses what `config set
+    /// ca-file` refuses, before anything is sent (it only made the path absolute before: a file
+    /// with no certificate was remembered and failed at every later use).
+    @Test func loginChecksTheRememberedSettingsAsConfigDoes() throws {
+        try withCLI { cli, dir in
+            let notPEM = dir.path + "/not-a-bundle.txt"
+            #expect(FileText.write("hello\n", to: notPEM))
+            // Port 9 answers nothing: a login that got past the check would fail on the network (6).
+            let login = ["login", "--issuer", "https://127.0.0.1:9/realm", "--client-id", "c"]
+            let cases: [([String], String)] = [
+                (["--ca-file", notPEM] + login, "latchkey: \(notPEM) holds no PEM certificate"),
+                (
+                    login + ["--credential-host", "git example.com"],
+                    "latchkey: --credential-host must be non-empty, without spaces or control characters"
+                ),
+                (
+                    login + ["--post-logout-redirect-uri", "nowhere"],
+                    "latchkey: --post-logout-redirect-uri must be an absolute URI, got 'nowhere'"
+                )
+            ]
+            for (arguments, line) in cases {
+                let r = try cli.run(arguments)
+                #expect(r.exitCode == 2, "\(arguments): \(r)")
+                #expect(firstLine(r) == line, "\(arguments): \(r)")
+            }
+            #expect(profileText(cli) == nil, "nothing remembered")
         }
     }
 

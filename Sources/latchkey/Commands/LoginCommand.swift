@@ -217,10 +217,13 @@ enum LoginCommand {
         var settings = ProfileSettings(client: client, keySource: .machine)
         try rememberCredentialAndLogout(args, existing: existing, into: &settings)
         try rememberClientCertificate(args, existing: existing, into: &settings)
-        // `--ca-file` on login becomes the profile's bundle (by absolute path, read at each use).
-        settings.caFile =
-            context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
-            ?? existing?.caFile
+        // `--ca-file` on login becomes the profile's bundle (by absolute path, read at each use),
+        // checked by the rule `config set ca-file` applies: the library's one table.
+        if let file = context.globals.caFileOption, !file.isEmpty {
+            settings.caFile = try RememberedSettingWording.checked(.caFile, file, command: "login")
+        } else {
+            settings.caFile = existing?.caFile
+        }
         settings.clientKeyFile = try ClientAssertionOptions.keyFile(args, existing: existing, client: client)
         settings.clientAssertionFile = try ClientAssertionOptions.clientAssertionFile(args, existing: existing, client: client)
         settings.assertionFile = try ClientAssertionOptions.assertionFile(args, existing: existing, flow: flow)
@@ -316,29 +319,9 @@ enum LoginCommand {
         _ args: ParsedArguments, existing: ProfileSettings?,
         into settings: inout ProfileSettings
     ) throws {
-        settings.credentialHost = existing?.credentialHost
-        settings.credentialUsername = existing?.credentialUsername
-        settings.postLogoutRedirectURI = existing?.postLogoutRedirectURI
-        for (key, path) in [
-            ("credential-host", \ProfileSettings.credentialHost),
-            ("credential-username", \ProfileSettings.credentialUsername),
-            ("post-logout-redirect-uri", \ProfileSettings.postLogoutRedirectURI)
-        ] {
-            guard let value = args.string(key) else { continue }
-            settings[keyPath: path] = try checkedRememberedValue(key, value, command: "login")
+        for setting in [RememberedSetting.credentialHost, .credentialUsername, .postLogoutRedirectURI] {
+            let value = try args.string(setting.name).map { try RememberedSettingWording.checked(setting, $0, command: "login") }
+            setting.set(&settings, value ?? existing.flatMap(setting.get))
         }
-    }
-
-    /// The rules for `--credential-host`, `--credential-username` and `--post-logout-redirect-uri`,
-    /// shared with `config set`: they end up in git's input or a URL, so line breaks and controls
-    /// are refused, and the logout address must be an absolute URI.
-    static func checkedRememberedValue(_ key: String, _ value: String, command: String) throws(UsageError) -> String {
-        guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0 == " " || CharacterClass.isASCIIControl($0) }) else {
-            throw UsageError("--\(key) must be non-empty, without spaces or control characters", command: command)
-        }
-        if key == "post-logout-redirect-uri", !ClientConfiguration.isAbsoluteURIWithoutFragment(value) {
-            throw UsageError("--post-logout-redirect-uri must be an absolute URI, got '\(value)'", command: command)
-        }
-        return value
     }
 }

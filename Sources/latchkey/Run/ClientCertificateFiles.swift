@@ -20,11 +20,5 @@ struct ClientCertificateFiles: ClientCertificateSource {
     }
 
     /// `path` made absolute against the current directory, so the profile can remember it.
-    static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
-    }
+    static func absolute(_ path: String) -> String { RememberedSetting.absolutePath(path) }
 }
