@@ -18,11 +18,7 @@ VERSION=1.9.10
 mkdir -p "$STATE"
 STATE=$(cd "$STATE" && pwd)
 
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('authlib') != '$VERSION')" 2>/dev/null; then
-  echo "installing Authlib $VERSION into $VENV" >&2
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "Authlib==$VERSION" >&2
-fi
+"$ROOT/Tests/Harness/pypi-venv.sh" "$VENV" authlib "$VERSION"
 
 mkdir -p "$STATE/pki"
 [ -f "$STATE/pki/localhost.pem" ] || sh "$ROOT/Tests/Harness/http/make_certs.sh" "$STATE/pki" >/dev/null

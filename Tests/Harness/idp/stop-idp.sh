@@ -3,16 +3,6 @@
 # usage: stop-idp.sh STATE_DIR [--purge]   (--purge also deletes the state folder)
 set -uo pipefail
 STATE=${1:?usage: stop-idp.sh STATE_DIR [--purge]}
-if [ -f "$STATE/pids" ]; then
-  while read -r pid _; do kill "$pid" 2>/dev/null; done < "$STATE/pids"
-  for _ in $(seq 1 40); do
-    alive=0
-    while read -r pid _; do kill -0 "$pid" 2>/dev/null && alive=1; done < "$STATE/pids"
-    [ "$alive" = 0 ] && break
-    sleep 0.05
-  done
-  while read -r pid _; do kill -9 "$pid" 2>/dev/null; done < "$STATE/pids"
-  rm -f "$STATE/pids"
-fi
+"$(dirname "$0")/../stop-recorded.sh" "$STATE"
 [ "${2:-}" = "--purge" ] && rm -rf "$STATE"
 exit 0

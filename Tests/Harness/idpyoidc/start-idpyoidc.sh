@@ -21,11 +21,7 @@ VERSION=5.0.0
 mkdir -p "$STATE"
 STATE=$(cd "$STATE" && pwd)
 
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('idpyoidc') != '$VERSION')" 2>/dev/null; then
-  echo "installing idpyoidc $VERSION into $VENV" >&2
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "idpyoidc==$VERSION" >&2
-fi
+"$ROOT/Tests/Harness/pypi-venv.sh" "$VENV" idpyoidc "$VERSION"
 
 mkdir -p "$STATE/pki"
 [ -f "$STATE/pki/localhost.pem" ] || sh "$ROOT/Tests/Harness/http/make_certs.sh" "$STATE/pki" >/dev/null

@@ -26,11 +26,7 @@ PYTHON=${PYTHON:-python3}
 mkdir -p "$STATE"
 STATE=$(cd "$STATE" && pwd)
 
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$VERSION')" 2>/dev/null; then
-  echo "installing mcp $VERSION into $VENV" >&2
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "mcp==$VERSION" >&2
-fi
+"$ROOT/Tests/Harness/pypi-venv.sh" "$VENV" mcp "$VERSION"
 
 # A second start in the same folder replaces the first: stop what it started before forgetting it.
 "$HERE/stop-mcp.sh" "$STATE"
