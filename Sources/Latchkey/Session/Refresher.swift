@@ -100,35 +100,35 @@ struct Refresher: Sendable {
         updated.updatedAt = now
         updated.dpop?.nonces = bound.nonces.recent
 
-        var verificationError: LatchkeyError?
         if let idToken = response.idToken {
-            do {
-                let verified = try await verification.verify(
-                    idToken, from: session.metadata, skew: skew,
-                    accessToken: response.accessToken)
-                if let previousJSON = session.idTokenClaimsJSON,
-                    let previous = try? JWTClaims(payload: Array(previousJSON.utf8))
-                {
-                    try IDTokenVerifier.checkRefresh(verified, previous: previous)
-                }
-                updated.token.idToken = verified.compact
-                updated.subject = verified.subject
-                updated.idTokenClaimsJSON = verified.claimsJSON
-            } catch {
-                verificationError = error
-                // Refused (OIDC Core §12.2, signature, claims): the whole response is untrusted, so
-                // its access token is never served. Only the rotated refresh token is kept, since the
-                // old one is spent; the previous access token stays while it is valid, and once it
-                // expires the next refresh must succeed or the person signs in again.
-                let rotated = updated.token.refreshToken
-                updated.token = session.token
-                updated.token.refreshToken = rotated
+            // The rotated refresh token goes to disk before the ID token is judged. Judging it can
+            // take a round trip (a new signing key means a JWKS fetch: 30 s when the provider
+            // stalls), and a process killed in that time lost the only live refresh token: the next
+            // refresh sent the spent one, and a provider with reuse detection revokes the whole
+            // family (the 30-minute soaks of issue 36 found it). Until judged, the answer is
+            // untrusted: the interim session keeps the previous access and ID tokens, which is also
+            // what stays when the ID token is refused (OIDC Core §12.2, signature, claims): its
+            // access token is never served, the previous one stays while it is valid, and once it
+            // expires the next refresh must succeed or the person signs in again.
+            var interim = updated
+            interim.token = session.token
+            interim.token.refreshToken = updated.token.refreshToken
+            _ = try save(interim, into: reserved)
+            let verified = try await verification.verify(
+                idToken, from: session.metadata, skew: skew, accessToken: response.accessToken)
+            if let previousJSON = session.idTokenClaimsJSON, let previous = try? JWTClaims(payload: Array(previousJSON.utf8)) {
+                try IDTokenVerifier.checkRefresh(verified, previous: previous)
             }
+            updated.token.idToken = verified.compact
+            updated.subject = verified.subject
+            updated.idTokenClaimsJSON = verified.claimsJSON
+            // Outside the reservation: if this save fails, the session on disk is still whole (the
+            // interim one), and the next refresh starts from it.
+            do throws(TokenStoreError) { try store.save(updated) } catch { throw .storage(error) }
+            return Outcome(session: updated, skew: skew, binding: bound)
         }
-        // Save before returning or throwing: a rotated refresh token must never be lost, even when the
-        // new ID token is refused (the last verified one is kept then).
+        // No ID token to judge: one save, into the space reserved before the request.
         updated = try save(updated, into: reserved)
-        if let verificationError { throw verificationError }
         return Outcome(session: updated, skew: skew, binding: bound)
     }
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import LatchkeyHTTP
 import LatchkeyJOSE
 import LatchkeyTesting
+import Synchronization
 import Testing
 
 @testable import Latchkey
@@ -156,6 +157,39 @@ import Testing
         _ = try await session(store, t, keySet: try idp.keySet()).validToken()
         #expect(store.session?.token.idToken == newID)
         #expect(store.session?.idTokenClaimsJSON?.contains("Ada") == true)
+    }
+
+    /// A key set that notes what the store holds whenever it is asked to judge an ID token.
+    final class ObservingKeySet: KeySet {
+        let inner: StaticKeySet
+        let store: MemoryTokenStore
+        let seen = Mutex<[(refresh: String?, access: String?)]>([])
+        init(_ inner: StaticKeySet, store: MemoryTokenStore) {
+            self.inner = inner
+            self.store = store
+        }
+        func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
+            let held = store.session?.token
+            seen.withLock { $0.append((held?.refreshToken, held?.accessToken)) }
+            return try await inner.verify(jws, allowed: allowed)
+        }
+    }
+
+    /// Issue 36, found by the 30-minute soaks: judging a refreshed ID token can take a round trip
+    /// (a JWKS fetch for a new key), and a process killed then lost the rotated refresh token. It
+    /// is saved first now, with the previous access token (the answer is not trusted yet).
+    @Test func theRotatedRefreshTokenIsSavedBeforeTheIDTokenIsJudged() async throws {
+        let idp = try TestIssuer()
+        let newID = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("name", "Ada")]))
+        let store = MemoryTokenStore(stored(expiresIn: 0))
+        let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
+        let keys = ObservingKeySet(try idp.keySet(), store: store)
+        let token = try await session(store, t, keySet: keys).validToken()
+        #expect(token.accessToken == "at-2")
+        let seen = keys.seen.withLock { $0 }
+        #expect(seen.map(\.refresh) == ["rt-2"], "the store held the spent token while the ID token was judged")
+        #expect(seen.map(\.access) == ["at-1"], "and not yet the unjudged answer's access token")
+        #expect(store.session?.token.accessToken == "at-2" && store.session?.token.idToken == newID)
     }
 
     /// Issue 12, item 3: the refused response's access token is never stored or served; only the
