@@ -75,7 +75,13 @@ extension HTTPClient {
     /// writable by nobody but this user and root, the folders above it included. For a program that
     /// remembers a bundle, so that a bad one is refused when it is named rather than at first use.
     public static func checkCABundle(_ path: String) throws(HTTPError) {
-        _ = try CACertificateChain.readTrusted(path)
+        _ = try readCABundle(path)
+    }
+
+    /// The bundle's bytes, read by the rule of `checkCABundle`: for a caller that also looks
+    /// inside the file (a PEM certificate in it), so that it is opened and walked once.
+    package static func readCABundle(_ path: String) throws(HTTPError) -> [UInt8] {
+        try CACertificateChain.readTrusted(path)
     }
 
     /// The CA bundle to use: `explicit` (the program's own setting for this run), then

@@ -1,4 +1,3 @@
-import Glibc
 import LatchkeyHTTP
 
 /// The settings a profile remembers that do not change the sign-in (cli.md `config`): one table of
@@ -42,13 +41,12 @@ package struct RememberedSetting: Sendable {
     package static let caFile = RememberedSetting(
         name: "ca-file", get: { $0.caFile }, set: { $0.caFile = $1 },
         check: { text throws(Refusal) in
-            let path = absolutePath(text)
+            let path = ForeignWriter.absolute(text)
             // The rule every use applies (readable; a bundle others can write is refused), before
-            // it is remembered, with the words of every use.
-            do throws(HTTPError) { try HTTPClient.checkCABundle(path) } catch { throw .unusableBundle(path: path, error) }
-            guard let bytes = try? PublicFile.read(path, limit: 8 << 20), holdsCertificate(bytes) else {
-                throw .noCertificate(path: path)
-            }
+            // it is remembered, with the words of every use; the bytes it read are the ones looked in.
+            let bytes: [UInt8]
+            do throws(HTTPError) { bytes = try HTTPClient.readCABundle(path) } catch { throw .unusableBundle(path: path, error) }
+            guard bytes.count <= 8 << 20, holdsCertificate(bytes) else { throw .noCertificate(path: path) }
             return path
         })
 
@@ -94,14 +92,5 @@ package struct RememberedSetting: Sendable {
         let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
         guard bytes.count >= marker.count else { return false }
         return (0...(bytes.count - marker.count)).contains { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
-    }
-
-    /// `path` made absolute against the current directory, so the profile can remember it.
-    package static func absolutePath(_ path: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import Latchkey
 import LatchkeyCrypto
+import LatchkeyHTTP
 
 /// The profile's client certificate and key files (RFC 8705), read at each use and handed to the
 /// library. The certificate is public (`PublicFile`: any mode, a regular file within the size
@@ -20,5 +21,5 @@ struct ClientCertificateFiles: ClientCertificateSource {
     }
 
     /// `path` made absolute against the current directory, so the profile can remember it.
-    static func absolute(_ path: String) -> String { RememberedSetting.absolutePath(path) }
+    static func absolute(_ path: String) -> String { ForeignWriter.absolute(path) }
 }
