@@ -110,9 +110,14 @@ struct Refresher: Sendable {
             // what stays when the ID token is refused (OIDC Core §12.2, signature, claims): its
             // access token is never served, the previous one stays while it is valid, and once it
             // expires the next refresh must succeed or the person signs in again.
+            // `updatedAt` stays the previous token's too: the standard margin measures a token's
+            // lifetime from it, and a 70 s token with 58 s left, stamped now, would look like a 58 s
+            // token with half its life left, fresh, and be handed out by every process reading the
+            // file meanwhile instead of waiting for the new one.
             var interim = updated
             interim.token = session.token
             interim.token.refreshToken = updated.token.refreshToken
+            interim.updatedAt = session.updatedAt
             _ = try save(interim, into: reserved)
             let verified = try await verification.verify(
                 idToken, from: session.metadata, skew: skew, accessToken: response.accessToken)

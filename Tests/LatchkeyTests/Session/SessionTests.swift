@@ -163,14 +163,18 @@ import Testing
     final class ObservingKeySet: KeySet {
         let inner: StaticKeySet
         let store: MemoryTokenStore
-        let seen = Mutex<[(refresh: String?, access: String?)]>([])
-        init(_ inner: StaticKeySet, store: MemoryTokenStore) {
+        let clock: VirtualClock?
+        let seen = Mutex<[(refresh: String?, access: String?, fresh: Bool?)]>([])
+        init(_ inner: StaticKeySet, store: MemoryTokenStore, clock: VirtualClock? = nil) {
             self.inner = inner
             self.store = store
+            self.clock = clock
         }
         func verify(_ jws: JWS, allowed: Set<JWSAlgorithm>) async throws(LatchkeyError) -> JWK {
-            let held = store.session?.token
-            seen.withLock { $0.append((held?.refreshToken, held?.accessToken)) }
+            let held = store.session
+            // What another process reading the file now would decide (the standard margin).
+            let fresh = clock.flatMap { clock in held.map { $0.isFresh(at: clock.now(), margin: .standard) } }
+            seen.withLock { $0.append((held?.token.refreshToken, held?.token.accessToken, fresh)) }
             return try await inner.verify(jws, allowed: allowed)
         }
     }
@@ -190,6 +194,27 @@ import Testing
         #expect(seen.map(\.refresh) == ["rt-2"], "the store held the spent token while the ID token was judged")
         #expect(seen.map(\.access) == ["at-1"], "and not yet the unjudged answer's access token")
         #expect(store.session?.token.accessToken == "at-2" && store.session?.token.idToken == newID)
+    }
+
+    /// The interim save keeps the previous token as it was obtained: with its `updatedAt`, so its
+    /// lifetime is measured as before. Stamped with the refresh's time instead, a 70 s token with
+    /// 58 s left looked like a 58 s token (standard margin: half its life, 29 s), so it looked
+    /// fresh, and processes that read the file while the ID token was judged handed out the old
+    /// token instead of waiting for the new one (the acceptance store suite's contention-32 found it).
+    @Test func theInterimSessionIsNotFreshWhenTheRefreshWasDue() async throws {
+        let idp = try TestIssuer()
+        let newID = try idp.sign(TestIssuer.claims(now: clock.now(), extra: [("name", "Ada")]))
+        var due = stored(expiresIn: 58)
+        due.updatedAt = clock.now().addingTimeInterval(-12)
+        #expect(!due.isFresh(at: clock.now(), margin: .standard))
+        let store = MemoryTokenStore(due)
+        let t = rotatingServer(extra: #","id_token":"\#(newID)""#)
+        let keys = ObservingKeySet(try idp.keySet(), store: store, clock: clock)
+        let token = try await session(store, t, keySet: keys).validToken(margin: .standard)
+        #expect(token.accessToken == "at-2")
+        let seen = keys.seen.withLock { $0 }
+        #expect(seen.map(\.refresh) == ["rt-2"])
+        #expect(seen.map(\.fresh) == [false], "the interim session looked fresh: other processes would serve at-1")
     }
 
     /// Issue 12, item 3: the refused response's access token is never stored or served; only the
