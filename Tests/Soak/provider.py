@@ -62,6 +62,9 @@ class State:
         self.faults_served = {}
         self.refresh_answers = 0
         self.requests = {}         # path -> count (the driver's own /_ requests not counted)
+        # What each token and resource request met, in order, for explaining a failed call
+        # afterwards (GET /_trace): tokens are named by the first 8 hex digits of their SHA-256.
+        self.trace = []
         self.port = 0
 
     def base(self):
@@ -70,12 +73,21 @@ class State:
     def now(self):
         return time.time() + self.clock_offset
 
+    def note(self, **event):
+        with self.lock:
+            self.trace.append(event)
+
     def active_fault(self):
         with self.lock:
             if self.fault and time.time() < self.fault_until:
                 return self.fault
             self.fault = None
             return None
+
+
+def h8(token):
+    """A token's name in the trace: never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -109,6 +121,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, status, obj=None, raw=None, headers=None, content_type="application/json"):
         body = raw if raw is not None else json.dumps(obj).encode()
+        self._sent = (status, obj if isinstance(obj, dict) else {})
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -131,6 +144,8 @@ class Handler(BaseHTTPRequestHandler):
             if path in FAULTED_PATHS:
                 fault = st.active_fault()
                 if fault and self._inject(fault):
+                    st.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
+                            rt=h8(params.get("refresh_token")), outcome="fault:" + fault)
                     return
             handler = {
                 "/.well-known/openid-configuration": self._metadata,
@@ -138,12 +153,46 @@ class Handler(BaseHTTPRequestHandler):
                 "/jwks": self._jwks, "/device_authorization": self._device_authorization,
                 "/token": self._token, "/resource": self._resource, "/revoke": self._revoke,
                 "/_control": self._control, "/_stats": self._stats, "/_token": self._token_info,
+                "/_trace": self._trace,
             }.get(path)
             if handler is None:
                 return self._send(404, {"error": "not_found"})
-            handler(params)
+            self._sent = (None, {})
+            try:
+                handler(params)
+            finally:
+                if path in ("/token", "/resource"):
+                    self._note_answer(path, params)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _note_answer(self, path, params):
+        """One trace event for a token or resource request: what was presented, what came back."""
+        st = self.state
+        status, obj = self._sent
+        presented = (self.headers.get("Authorization") or "").partition(" ")[2]
+        client = params.get("client_id")
+        if path == "/resource":
+            with st.lock:
+                rec = st.access.get(presented)
+                fam = st.families.get(rec["family"]) if rec else None
+            client = fam["client_id"] if fam else None
+            why = ("unknown" if rec is None else "revoked" if rec.get("revoked")
+                   else "expired" if time.time() > rec["issued_at"] + rec["ttl"] else "")
+            st.note(t=self._received, done=time.time(), path=path, client=client, at=h8(presented),
+                    status=status, why=why if status != 200 else "")
+            return
+        st.note(t=self._received, done=time.time(), path=path, client=client, grant=params.get("grant_type"),
+                rt=h8(params.get("refresh_token")), status=status, error=obj.get("error"),
+                description=obj.get("error_description"), new_at=h8(obj.get("access_token")),
+                new_rt=h8(obj.get("refresh_token")))
+
+    def _trace(self, params):
+        st = self.state
+        since, until = float(params.get("since", 0)), float(params.get("until", 1e12))
+        with st.lock:
+            out = [e for e in st.trace if e.get("client") in (params.get("client"), None) and since <= e["t"] <= until]
+        self._send(200, {"events": out})
 
     # ---------- faults ----------
     def _inject(self, fault):

@@ -90,7 +90,7 @@ class Soak:
 
     def run(self, d, args, name, track=True):
         """Runs latchkey for device d; returns (rc or None when we killed it, stdout, seconds, rss kB)."""
-        argv = [self.a.binary, "--state-dir", self.state_dir(d)] + args
+        argv = [self.a.binary, "--state-dir", self.state_dir(d)] + (["-v"] if self.a.trace and track else []) + args
         start = time.time()
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env(d))
         if track:
@@ -185,7 +185,7 @@ class Soak:
             start = time.time()
             rc, out, err, took = self.run(d, args, kind)
             call = {"t": start, "device": d, "kind": kind, "rc": rc, "took": took, "cached": cached,
-                    "faults": self.active_faults(start, start + took), "err": err.strip()[-200:] if rc not in (0, None) else ""}
+                    "faults": self.active_faults(start, start + took), "err": err.strip()[-(20000 if self.a.trace else 200):] if rc not in (0, None) else ""}
             with self.lock:
                 self.calls.append(call)
             if rc == 0 and kind in ("token", "header"):
@@ -210,6 +210,18 @@ class Soak:
             cur = self.known.get(d)
             if cur is None or info[0] >= cur[1]:
                 self.known[d] = (h, info[0], info[1])
+
+    def trace_of(self, d, since, until):
+        """The provider's trace events for device d between two times (relative times in the report)."""
+        try:
+            events = self.provider_get(f"/_trace?client=dev-{d}&since={since}&until={until}")["events"]
+        except Exception as e:
+            return [f"no trace: {e!r}"]
+        for e in events:
+            for k in ("t", "done"):
+                if isinstance(e.get(k), float):
+                    e[k] = round(e[k] - self.t0, 3)
+        return events
 
     def cached_valid(self, d):
         """True when the device is known to hold an access token `token` serves without the network:
@@ -251,7 +263,8 @@ class Soak:
                           "rotated": fam and fam["reused_rotated_at"] and fam["reused_rotated_at"] - self.t0,
                           "unavoidable": unavoidable, "revoked": bool(fam and fam["revoked"]),
                           "successor_presented": fam and fam["reused_successor_presented"], "call": call["kind"],
-                          "err": call["err"]})
+                          "err": call["err"],
+                          "trace": [] if unavoidable else self.trace_of(d, call["t"] - 60, time.time())})
         self.log(f"session lost on device {d} ({'unavoidable' if unavoidable else 'AVOIDABLE'}): {call['err'][:120]}")
         with self.lock:
             self.known.pop(d, None)
@@ -529,6 +542,9 @@ class Soak:
         if short:
             broken.append(f"fault kinds injected fewer than {a.min_each} times: {short}")
         report["bar_broken"] = broken
+        # Each failure the bar counts, with what the provider saw of that device around it.
+        report["failure_traces"] = [dict(c, trace=self.trace_of(c["device"], c["t"] - 60, c["t"] + c["took"] + 1))
+                                    for c in (healthy_fail + should)[:10]]
         with open(os.path.join(self.work, "calls.jsonl"), "w") as f:
             for c in calls:
                 f.write(json.dumps(c) + "\n")
@@ -536,18 +552,22 @@ class Soak:
             json.dump(report, f, indent=1, default=str)
         if a.report:
             shutil.copy(os.path.join(self.work, "report.json"), a.report)
-        slim = {k: v for k, v in report.items() if k not in ("lost", "should_examples", "final", "kills")}
+        slim = {k: v for k, v in report.items() if k not in ("lost", "should_examples", "final", "kills", "failure_traces")}
         print(json.dumps(slim, indent=1, default=str))
         for l in self.lost:
             print("lost:", json.dumps(l))
         seen_err = set()
         for c in healthy_fail:
-            key = (c["rc"], c["err"][:60])
+            key = (c["rc"], c["err"][-60:])
             if key not in seen_err and len(seen_err) < 5:
                 seen_err.add(key)
                 print("failed-while-reachable:", json.dumps(c))
         for c in should[:5]:
             print("should-have-succeeded:", json.dumps(c))
+        for c in report["failure_traces"][:3]:
+            print(f"trace of the {c['kind']} of device {c['device']} at {c['t'] - self.t0:.1f} s (exit {c['rc']}):")
+            for e in c["trace"]:
+                print("   ", json.dumps(e))
         print("BAR:", "BROKEN: " + "; ".join(broken) if broken else "met", flush=True)
         return 1 if broken else 0
 
@@ -580,6 +600,8 @@ def main():
     p.add_argument("--report", default="", help="also copy report.json here")
     p.add_argument("--min-each", type=int, default=0, help="the bar also needs each fault kind injected this often (CI: 2)")
     p.add_argument("--keep", action="store_true", help="keep the state folders")
+    p.add_argument("--trace", action="store_true",
+                   help="run the calls with -v and keep their whole stderr when they fail (for explaining one)")
     a = p.parse_args()
     if a.seed is None:
         a.seed = random.SystemRandom().randrange(1, 2**31)
