@@ -23,6 +23,9 @@ import LatchkeyJOSE
 /// - deletion: revoke, mark the record, DELETE, remove the local files. A refused DELETE is
 ///   believed to be an earlier run's success only when that run had sent it (the record as
 ///   loaded is marked) and a GET says the client is gone.
+///
+/// Every operation throws `RegistrationError`; what the core reported stays inside it
+/// (`.latchkey`, `.storage`, `.profileInvalid`, `.profileStorage`).
 package struct DeviceRegistration: Sendable {
     /// The state directory.
     package let stateDirectory: String
@@ -30,8 +33,9 @@ package struct DeviceRegistration: Sendable {
     package let profile: String
     /// The network.
     package let transport: any HTTPTransport
-    /// Called after each write, with its name (tests stop the process there).
-    package var checkpoint: @Sendable (String) throws -> Void = { _ in }
+    /// Called after each write, with its name (tests stop the process there, or fail the write as
+    /// a full disk would: its error is thrown as `.storage`).
+    package var checkpoint: @Sendable (String) throws(TokenStoreError) -> Void = { _ in }
     /// The token store of the profile under a key source, which seals and opens the keys it
     /// generates (`SealedClientKey`); the caller gives it the environment and passphrase.
     package var keyStore: @Sendable (KeySource) -> EncryptedFileTokenStore
@@ -110,19 +114,26 @@ package struct DeviceRegistration: Sendable {
     // MARK: - Create
 
     /// Discovers, registers, then writes key, record and profile. On a failure it removes what
-    /// this run wrote and puts back the record and profile it replaced (`--force`). Throws
-    /// `RegistrationError`, `LatchkeyError` (network, discovery), `TokenStoreError` or `ProfileFileError`.
-    package func create(_ request: Request) async throws -> Created {
+    /// this run wrote and puts back the record and profile it replaced (`--force`). Discovery,
+    /// the network and a key file fail as `.latchkey`, the files as `.storage` or `.profile…`.
+    package func create(_ request: Request) async throws(RegistrationError) -> Created {
         let existing = try resolvedRecord()
-        let existingSettings = try profiles.load(profile)
-        let provider = try await ProviderDiscovery.discoverDocument(issuer: request.issuer, transport: transport)
+        let existingSettings = try loadProfile()
+        let provider: DiscoveredProvider
+        do {
+            provider = try await ProviderDiscovery.discoverDocument(issuer: request.issuer, transport: transport)
+        } catch {
+            throw .latchkey(error)
+        }
         let endpoint = try RegistrationClient.registrationEndpoint(provider)
         let offered = provider.metadata.tokenEndpointAuthMethodsSupported ?? []
         let method = request.authMethod ?? (offered.contains("private_key_jwt") ? .privateKeyJWT : ClientAuthMethod.none)
         var key: ClientKey?
         if method == .privateKeyJWT {
             if let path = request.clientKeyFile {
-                key = try Self.key(pem: try ClientKeyFile(path: path).privateKeyPEM(), random)
+                let pem: SecretBytes
+                do { pem = try ClientKeyFile(path: path).privateKeyPEM() } catch { throw .latchkey(error) }
+                key = try Self.key(pem: pem, random)
             } else {
                 key = try Self.generate(request.keyAlgorithm, random)
             }
@@ -153,7 +164,7 @@ package struct DeviceRegistration: Sendable {
 
         var createdKey: String?
         var recordWritten = false, profileWritten = false
-        do {
+        do throws(RegistrationError) {
             var keyPath = request.clientKeyFile
             if let key, request.clientKeyFile == nil {
                 let path = freshKeyPath(thumbprint: key.thumbprint, preferred: profile + ".pem")
@@ -179,12 +190,12 @@ package struct DeviceRegistration: Sendable {
             record.profileJSON = settings.json.objectValue
             record.pending = true
             record.previous = existing
-            try store.save(record, issuer: issuer, at: time.now())
+            try saveRecord(record, issuer: issuer)
             recordWritten = true
-            try checkpoint("create-record")
-            try profiles.save(settings, profile: profile)
+            try reached("create-record")
+            try saveProfile(settings)
             profileWritten = true
-            try checkpoint("create-profile")
+            try reached("create-profile")
             record.issuer = issuer
             return Created(record: finalize(record, profileKey: keyPath), settings: settings, keyThumbprint: key?.thumbprint)
         } catch {
@@ -209,12 +220,13 @@ package struct DeviceRegistration: Sendable {
     }
 
     /// Writes the profile of a record whose `create` stopped before the profile was written.
-    package func finish() throws -> Created {
+    package func finish() throws(RegistrationError) -> Created {
         guard let record = try resolvedRecord(), let json = record.profileJSON else {
-            throw RegistrationError.notRegistered(profile: profile)
+            throw .notRegistered(profile: profile)
         }
-        let settings = try ProfileSettings(json: json, path: profiles.path(for: profile))
-        try profiles.save(settings, profile: profile)
+        let settings: ProfileSettings
+        do { settings = try ProfileSettings(json: json, path: profiles.path(for: profile)) } catch { throw RegistrationError(error) }
+        try saveProfile(settings)
         return Created(
             record: record, settings: settings,
             keyThumbprint: settings.client.authMethod == .privateKeyJWT ? settings.client.clientAssertion.keyID : nil)
@@ -223,20 +235,20 @@ package struct DeviceRegistration: Sendable {
     /// The record, after resolving a `create` that stopped between the record and the profile:
     /// a profile naming another client than a pending record is the state before that run (the
     /// record it replaced comes back, the keys it made go); otherwise the new record stands.
-    package func resolvedRecord() throws -> RegistrationRecord? {
-        guard let record = try store.load() else { return nil }
+    package func resolvedRecord() throws(RegistrationError) -> RegistrationRecord? {
+        guard let record = try loadRecord() else { return nil }
         guard record.pending else { return record }
-        let settings = try profiles.load(profile)
+        let settings = try loadProfile()
         guard let settings, settings.client.clientID != record.registration.clientID else {
             return finalize(record, profileKey: settings?.clientKeyFile)
         }
         let keep = Set((record.previous?.generatedKeys ?? []) + [settings.clientKeyFile].compactMap { $0 })
         for path in record.generatedKeys where !keep.contains(path) { unlink(path) }
         guard var old = record.previous else {
-            try store.delete()
+            try deleteRecord()
             return nil
         }
-        try store.save(old, issuer: settings.client.issuer, at: time.now())
+        try saveRecord(old, issuer: settings.client.issuer)
         old.issuer = settings.client.issuer
         return old
     }
@@ -260,16 +272,16 @@ package struct DeviceRegistration: Sendable {
     // MARK: - Read
 
     /// RFC 7592 GET of the stored registration (also of a record whose profile is gone).
-    package func show() async throws -> (ClientRegistration, RegistrationDialect) {
-        guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
+    package func show() async throws(RegistrationError) -> (ClientRegistration, RegistrationDialect) {
+        guard var record = try resolvedRecord() else { throw .notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
-        guard let management = record.management else { throw RegistrationError.managementUnavailable }
+        guard let management = record.management else { throw .managementUnavailable }
         let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let answer = try await client.read(management)
         if answer.registrationAccessToken != management.accessToken || answer.registrationClientURI != management.uri {
             record.registration.registrationAccessToken = answer.registrationAccessToken
             record.registration.registrationClientURI = answer.registrationClientURI
-            try store.save(record, issuer: issuer, at: time.now())
+            try saveRecord(record, issuer: issuer)
         }
         return (answer, record.dialect)
     }
@@ -278,14 +290,14 @@ package struct DeviceRegistration: Sendable {
 
     /// Replaces the client key; returns the new key's thumbprint. A refused first PUT leaves
     /// everything as it was (the new key file is removed).
-    package func rotateKey() async throws -> String {
-        guard var record = try resolvedRecord(), var settings = try profiles.load(profile) else {
-            throw RegistrationError.notRegistered(profile: profile)
+    package func rotateKey() async throws(RegistrationError) -> String {
+        guard var record = try resolvedRecord(), var settings = try loadProfile() else {
+            throw .notRegistered(profile: profile)
         }
-        guard let management = record.management else { throw RegistrationError.managementUnavailable }
+        guard let management = record.management else { throw .managementUnavailable }
         let issuer = settings.client.issuer
         guard settings.client.authMethod == .privateKeyJWT, let signingPath = settings.clientKeyFile else {
-            throw RegistrationError.keyGeneration("the profile does not sign in with a registered key")
+            throw .keyGeneration("the profile does not sign in with a registered key")
         }
         // The key the profile signs with stays until the profile has switched, whatever an earlier
         // stopped run left in the record.
@@ -295,15 +307,15 @@ package struct DeviceRegistration: Sendable {
         let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let newPath = freshKeyPath(thumbprint: key.thumbprint, preferred: nil)
         record.generatedKeys.append(newPath)
-        try store.save(record, issuer: issuer, at: time.now())
+        try saveRecord(record, issuer: issuer)
         try writeKey(key, path: newPath, keySource: settings.keySource)
-        try checkpoint("rotate-new-key")
+        try reached("rotate-new-key")
 
         // 1. The provider holds both keys.
         var both = record.registration.metadata
         both.jwks = ClientKey.keySet([signingJWK, key.publicJWK])
         let first: ClientRegistration
-        do {
+        do throws(RegistrationError) {
             first = try await client.update(both, clientID: record.registration.clientID, management: management)
         } catch {
             unlink(newPath)
@@ -312,25 +324,25 @@ package struct DeviceRegistration: Sendable {
             throw error
         }
         record.registration = Self.held(first, metadata: both, before: record.registration)
-        try store.save(record, issuer: issuer, at: time.now())
-        try checkpoint("rotate-both-keys")
+        try saveRecord(record, issuer: issuer)
+        try reached("rotate-both-keys")
 
         // 2. The profile switches: path and kid in one atomic write.
         settings.clientKeyFile = newPath
         settings.client.clientAssertion.keyID = key.thumbprint
         settings.client.clientAssertion.algorithm = key.algorithm
-        try profiles.save(settings, profile: profile)
-        try checkpoint("rotate-profile")
+        try saveProfile(settings)
+        try reached("rotate-profile")
 
         // 3. The old key goes, with the credentials the first PUT returned.
         var only = both
         only.jwks = ClientKey.keySet([key.publicJWK])
-        guard let current = record.management else { throw RegistrationError.managementUnavailable }
+        guard let current = record.management else { throw .managementUnavailable }
         let second = try await client.update(only, clientID: record.registration.clientID, management: current)
         record.registration = Self.held(second, metadata: only, before: record.registration)
         record.keyFile = newPath
-        try store.save(record, issuer: issuer, at: time.now())
-        try checkpoint("rotate-old-key-dropped")
+        try saveRecord(record, issuer: issuer)
+        try reached("rotate-old-key-dropped")
 
         // 4. Generated keys nobody uses any more: the old one, and any a stopped run left.
         for path in record.generatedKeys where path != newPath { unlink(path) }
@@ -341,12 +353,16 @@ package struct DeviceRegistration: Sendable {
 
     /// The public JWK of the key the profile signs with: the registered one its kid names, else
     /// the key file's own.
-    private func profileJWK(_ record: RegistrationRecord, _ settings: ProfileSettings, path: String) throws -> JSONObject {
+    private func profileJWK(_ record: RegistrationRecord, _ settings: ProfileSettings, path: String) throws(RegistrationError) -> JSONObject
+    {
         let registered = record.registration.metadata.jwks?["keys"]?.arrayValue?.compactMap(\.objectValue) ?? []
         if let kid = settings.client.clientAssertion.keyID, let jwk = registered.first(where: { $0["kid"]?.stringValue == kid }) {
             return jwk
         }
-        let pem = try ProfileClientKeyFile(path: path, store: keyStore(settings.keySource)).privateKeyPEM()
+        let pem: SecretBytes
+        do { pem = try ProfileClientKeyFile(path: path, store: keyStore(settings.keySource)).privateKeyPEM() } catch {
+            throw .latchkey(error)
+        }
         return try ClientKey(pem: pem, algorithm: settings.client.clientAssertion.algorithm, random: random).publicJWK
     }
 
@@ -361,55 +377,77 @@ package struct DeviceRegistration: Sendable {
 
     // MARK: - Delete
 
-    /// RFC 7592 DELETE after `revoke` (the caller's logout), then removes every generated key,
-    /// the profile and, last, the record: a rerun after a stop finds the record and finishes,
-    /// also when the profile is already gone.
-    package func delete(revoke: () async throws -> Void) async throws {
-        guard var record = try resolvedRecord() else { throw RegistrationError.notRegistered(profile: profile) }
+    /// What `delete` deletes, found before the caller revokes anything: the record (its mark says
+    /// whether an earlier run had sent the DELETE already), its issuer and its management
+    /// credentials.
+    package struct Deletion: Sendable {
+        fileprivate var record: RegistrationRecord
+        fileprivate let issuer: String
+        fileprivate let management: RegistrationManagement
+    }
+
+    /// The first half of a deletion: the registration to delete, or `.notRegistered` /
+    /// `.managementUnavailable`. It writes nothing but what `resolvedRecord` resolves. Between
+    /// this and `delete(_:)` the caller revokes the profile's tokens (its logout, with its own
+    /// errors), so that nothing is revoked for a profile with nothing to delete.
+    package func deletion() throws(RegistrationError) -> Deletion {
+        guard let record = try resolvedRecord() else { throw .notRegistered(profile: profile) }
         let issuer = try issuer(of: record)
-        guard let management = record.management else { throw RegistrationError.managementUnavailable }
+        guard let management = record.management else { throw .managementUnavailable }
+        return Deletion(record: record, issuer: issuer, management: management)
+    }
+
+    /// RFC 7592 DELETE of `deletion` (after the caller's revocation), then removes every generated
+    /// key, the profile and, last, the record: a rerun after a stop finds the record and
+    /// finishes, also when the profile is already gone.
+    package func delete(_ deletion: Deletion) async throws(RegistrationError) {
+        var record = deletion.record
+        let issuer = deletion.issuer, management = deletion.management
         let client = RegistrationClient(issuer: issuer, dialect: record.dialect, transport: transport, time: time)
         let sentBefore = record.deleting
-        try await revoke()
-        try checkpoint("delete-revoked")
+        try reached("delete-revoked")
         if !record.deleting {
             record.deleting = true
-            try store.save(record, issuer: issuer, at: time.now())
-            try checkpoint("delete-marked")
+            try saveRecord(record, issuer: issuer)
+            try reached("delete-marked")
         }
-        do {
+        do throws(RegistrationError) {
             try await client.delete(management)
-        } catch RegistrationError.managementRefused(let status) where sentBefore {
+        } catch .managementRefused(let status) where sentBefore {
             // An earlier run sent the DELETE, and a deleted client's token is refused (RFC 7592
             // §2.1: 401 for a client that does not exist); a GET tells that from a live client
             // refusing.
             if try await isLive(client, management) {
                 record.deleting = false
                 try? store.save(record, issuer: issuer, at: time.now())
-                throw RegistrationError.managementRefused(status: status)
+                throw .managementRefused(status: status)
             }
-        } catch let error as RegistrationError {
+        } catch .latchkey(let error) {
+            // A lost answer (or an endpoint that kept failing) keeps the mark: the DELETE may
+            // have arrived.
+            throw .latchkey(error)
+        } catch {
             // The provider answered, so no DELETE happened in this run: the next one must not
-            // take a refusal for an earlier success. (A lost answer keeps the mark.)
+            // take a refusal for an earlier success.
             if !sentBefore {
                 record.deleting = false
                 try? store.save(record, issuer: issuer, at: time.now())
             }
             throw error
         }
-        try checkpoint("delete-confirmed")
+        try reached("delete-confirmed")
         for path in record.generatedKeys + (record.previous?.generatedKeys ?? []) { unlink(path) }
         unlink(profiles.path(for: profile))
         try? AtomicFileWriter.syncDirectory(stateDirectory + "/profiles")
-        try checkpoint("delete-profile")
-        try store.delete()
+        try reached("delete-profile")
+        try deleteRecord()
     }
 
-    private func isLive(_ client: RegistrationClient, _ management: RegistrationManagement) async throws -> Bool {
-        do {
+    private func isLive(_ client: RegistrationClient, _ management: RegistrationManagement) async throws(RegistrationError) -> Bool {
+        do throws(RegistrationError) {
             _ = try await client.read(management)
             return true
-        } catch RegistrationError.managementRefused {
+        } catch .managementRefused {
             return false
         }
     }
@@ -425,9 +463,9 @@ package struct DeviceRegistration: Sendable {
     }
 
     /// The issuer: the profile's, else the record's file's (a profile already removed).
-    private func issuer(of record: RegistrationRecord) throws -> String {
-        if let settings = try profiles.load(profile) { return settings.client.issuer }
-        guard let issuer = record.issuer else { throw RegistrationError.notRegistered(profile: profile) }
+    private func issuer(of record: RegistrationRecord) throws(RegistrationError) -> String {
+        if let settings = try loadProfile() { return settings.client.issuer }
+        guard let issuer = record.issuer else { throw .notRegistered(profile: profile) }
         return issuer
     }
 
@@ -448,8 +486,41 @@ package struct DeviceRegistration: Sendable {
 
     /// Writes `key` sealed under `keySource` (`SealedClientKey`), owner-only and atomically at
     /// `path` under `keys/`.
-    private func writeKey(_ key: ClientKey, path: String, keySource: KeySource) throws(TokenStoreError) {
-        let bytes = try SealedClientKey.seal(key.pem, store: keyStore(keySource))
-        try PrivateFile.write(bytes, directory: keyDirectory, fileName: String(path.dropFirst(keyDirectory.count + 1)))
+    private func writeKey(_ key: ClientKey, path: String, keySource: KeySource) throws(RegistrationError) {
+        do throws(TokenStoreError) {
+            let bytes = try SealedClientKey.seal(key.pem, store: keyStore(keySource))
+            try PrivateFile.write(bytes, directory: keyDirectory, fileName: String(path.dropFirst(keyDirectory.count + 1)))
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    // MARK: - The layer below, as RegistrationError
+
+    /// The profile's settings, or nil when it has none.
+    private func loadProfile() throws(RegistrationError) -> ProfileSettings? {
+        do { return try profiles.load(profile) } catch { throw RegistrationError(error) }
+    }
+
+    private func saveProfile(_ settings: ProfileSettings) throws(RegistrationError) {
+        do { try profiles.save(settings, profile: profile) } catch { throw RegistrationError(error) }
+    }
+
+    private func loadRecord() throws(RegistrationError) -> RegistrationRecord? {
+        do { return try store.load() } catch { throw .storage(error) }
+    }
+
+    /// Saves `record` stamped with the injected clock's time.
+    private func saveRecord(_ record: RegistrationRecord, issuer: String) throws(RegistrationError) {
+        do { try store.save(record, issuer: issuer, at: time.now()) } catch { throw .storage(error) }
+    }
+
+    private func deleteRecord() throws(RegistrationError) {
+        do { try store.delete() } catch { throw .storage(error) }
+    }
+
+    /// The checkpoint after the write named `point`.
+    private func reached(_ point: String) throws(RegistrationError) {
+        do { try checkpoint(point) } catch { throw .storage(error) }
     }
 }

@@ -42,13 +42,15 @@ public struct RegistrationClient: Sendable {
     /// RFC 7591 §3.1: registers `metadata` at `endpoint`, with the provisioning (initial access)
     /// token as a Bearer credential when given. Checks the answer: a `client_id`, a management URI
     /// on the issuer's origin, and the `jwks` sent echoed unchanged when echoed at all.
-    public func create(_ metadata: ClientMetadata, endpoint: String, initialAccessToken: SecretBytes?) async throws -> ClientRegistration {
+    public func create(_ metadata: ClientMetadata, endpoint: String, initialAccessToken: SecretBytes?) async throws(RegistrationError)
+        -> ClientRegistration
+    {
         let url = try Self.url(endpoint)
         let response = try await send("POST", url, bearer: initialAccessToken.map(Self.text), body: metadata.json(in: dialect))
-        if response.status == 401 || response.status == 403 { throw RegistrationError.provisioningTokenRefused(status: response.status) }
+        if response.status == 401 || response.status == 403 { throw .provisioningTokenRefused(status: response.status) }
         try Self.refusal(response)
         guard dialect.createStatuses.contains(response.status) else {
-            throw RegistrationError.unexpectedStatus(operation: .create, status: response.status)
+            throw .unexpectedStatus(operation: .create, status: response.status)
         }
         let registration = try ClientRegistration(json: try Self.object(response, .create), dialect: dialect, operation: .create)
         if let uri = registration.registrationClientURI { try checkOrigin(uri) }
@@ -57,7 +59,7 @@ public struct RegistrationClient: Sendable {
     }
 
     /// RFC 7592 §2.1: the client's current registration.
-    public func read(_ management: RegistrationManagement) async throws -> ClientRegistration {
+    public func read(_ management: RegistrationManagement) async throws(RegistrationError) -> ClientRegistration {
         let response = try await manage("GET", management, body: nil)
         try expect(response, [200], .read)
         var registration = try ClientRegistration(json: try Self.object(response, .read), dialect: dialect, operation: .read)
@@ -69,7 +71,8 @@ public struct RegistrationClient: Sendable {
 
     /// RFC 7592 §2.2: replaces the registration with `metadata`, repeated whole with `client_id`
     /// (a member left out is reset). Returns the registration as the provider then holds it.
-    public func update(_ metadata: ClientMetadata, clientID: String, management: RegistrationManagement) async throws -> ClientRegistration
+    public func update(_ metadata: ClientMetadata, clientID: String, management: RegistrationManagement) async throws(RegistrationError)
+        -> ClientRegistration
     {
         var body = metadata.json(in: dialect)
         body["client_id"] = .string(clientID)
@@ -77,7 +80,7 @@ public struct RegistrationClient: Sendable {
         try expect(response, [200], .update)
         var registration = try ClientRegistration(json: try Self.object(response, .update), dialect: dialect, operation: .update)
         guard registration.clientID == clientID else {
-            throw RegistrationError.malformedAnswer(operation: .update, reason: "the answer names another client_id")
+            throw .malformedAnswer(operation: .update, reason: "the answer names another client_id")
         }
         try Self.checkKeys(sent: metadata.jwks, echoed: registration.metadata.jwks)
         if registration.registrationAccessToken == nil { registration.registrationAccessToken = management.accessToken }
@@ -90,7 +93,7 @@ public struct RegistrationClient: Sendable {
     }
 
     /// RFC 7592 §2.3: deletes the registration; returns only when the provider confirmed it.
-    public func delete(_ management: RegistrationManagement) async throws {
+    public func delete(_ management: RegistrationManagement) async throws(RegistrationError) {
         let response = try await manage("DELETE", management, body: nil)
         try expect(response, dialect.deleteStatuses, .delete)
     }
@@ -106,14 +109,17 @@ public struct RegistrationClient: Sendable {
 
     // MARK: - Exchanges
 
-    private func manage(_ method: String, _ management: RegistrationManagement, body: JSONObject?) async throws -> HTTPResponse {
+    private func manage(_ method: String, _ management: RegistrationManagement, body: JSONObject?) async throws(RegistrationError)
+        -> HTTPResponse
+    {
         try checkOrigin(management.uri)
         let response = try await send(method, try Self.url(management.uri), bearer: management.accessToken, body: body)
-        if response.status == 401 || response.status == 403 { throw RegistrationError.managementRefused(status: response.status) }
+        if response.status == 401 || response.status == 403 { throw .managementRefused(status: response.status) }
         return response
     }
 
-    private func send(_ method: String, _ url: HTTPURL, bearer: String?, body: JSONObject?) async throws -> HTTPResponse {
+    private func send(_ method: String, _ url: HTTPURL, bearer: String?, body: JSONObject?) async throws(RegistrationError) -> HTTPResponse
+    {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if let bearer { headers.append(("Authorization", "Bearer " + bearer)) }
         var bytes: [UInt8] = []
@@ -132,15 +138,19 @@ public struct RegistrationClient: Sendable {
         default: repeating = .afterAnyTransientFailure
         }
         let exchange = self.exchange
-        return try await TransientFailure.retrying(.registration, repeating: repeating, time: time) {
-            () async throws(LatchkeyError) -> HTTPResponse in try await exchange.send(request)
+        do throws(LatchkeyError) {
+            return try await TransientFailure.retrying(.registration, repeating: repeating, time: time) {
+                () async throws(LatchkeyError) -> HTTPResponse in try await exchange.send(request)
+            }
+        } catch {
+            throw .latchkey(error)
         }
     }
 
-    private func expect(_ response: HTTPResponse, _ statuses: [Int], _ operation: RegistrationOperation) throws {
+    private func expect(_ response: HTTPResponse, _ statuses: [Int], _ operation: RegistrationOperation) throws(RegistrationError) {
         try Self.refusal(response)
         guard statuses.contains(response.status) else {
-            throw RegistrationError.unexpectedStatus(operation: operation, status: response.status)
+            throw .unexpectedStatus(operation: operation, status: response.status)
         }
     }
 

@@ -1,8 +1,10 @@
 import Latchkey
 import LatchkeyHTTP
 
-/// What went wrong registering or managing a client (RFC 7591 / RFC 7592). Each case carries
-/// what the person needs to fix it; none carries a token, a secret or key material.
+/// What went wrong registering or managing a client (RFC 7591 / RFC 7592): the one error type
+/// this module's operations throw. Each case carries what the person needs to fix it; none
+/// carries a token, a secret or key material. A failure of the layer below keeps its own typed
+/// error inside (`latchkey`, `storage`, `profileInvalid`, `profileStorage`).
 public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The provider's metadata lists no `registration_endpoint`.
     case noRegistrationEndpoint(issuer: String)
@@ -32,6 +34,17 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
     case notRegistered(profile: String)
     /// The endpoint URL is not one an HTTP request can go to.
     case unusableURL(String)
+    /// What the core reported: discovery, the network (after `TransientFailure`'s repeats), an
+    /// endpoint that kept failing, or a client key file that cannot be used.
+    case latchkey(LatchkeyError)
+    /// The registration file, a generated key's file, or a write the caller's checkpoint refused.
+    case storage(TokenStoreError)
+    /// The profile's settings file is not valid JSON or lacks what a profile needs (the core's
+    /// `ProfileFileError.invalid`: its path, and the reason naming the member).
+    case profileInvalid(path: String, reason: String)
+    /// Reading or writing the profile's settings failed the store's file rules (the core's
+    /// `ProfileFileError.storage`).
+    case profileStorage(TokenStoreError)
 
     /// Stable short name, for JSON error events.
     public var code: String {
@@ -48,6 +61,8 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
         case .keyGeneration: return "key_generation_failed"
         case .unusableURL: return "unusable_url"
         case .notRegistered: return "not_registered"
+        case .latchkey(let error): return error.code
+        case .storage, .profileInvalid, .profileStorage: return "storage_error"
         }
     }
 
@@ -79,6 +94,51 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
             return "profile '\(profile)' holds no client registration of its own"
         case .unusableURL(let url):
             return "\(url) is not an https URL (or http on loopback)"
+        case .latchkey(let error): return error.description
+        case .storage(let error): return error.description
+        case .profileInvalid, .profileStorage: return profileFileError.map(\.description) ?? code
+        }
+    }
+
+    /// Case by case, as the synthesized equality would be; `LatchkeyError` is not `Equatable`, so
+    /// two `latchkey` cases are equal when their errors have the same code and the same message.
+    public static func == (a: RegistrationError, b: RegistrationError) -> Bool {
+        switch (a, b) {
+        case (.noRegistrationEndpoint(let x), .noRegistrationEndpoint(let y)): return x == y
+        case (.provisioningTokenRefused(let x), .provisioningTokenRefused(let y)): return x == y
+        case (.refused(let x, let xd), .refused(let y, let yd)): return x == y && xd == yd
+        case (.managementRefused(let x), .managementRefused(let y)): return x == y
+        case (.unexpectedStatus(let x, let xs), .unexpectedStatus(let y, let ys)): return x == y && xs == ys
+        case (.malformedAnswer(let x, let xr), .malformedAnswer(let y, let yr)): return x == y && xr == yr
+        case (.missingClientID, .missingClientID), (.managementUnavailable, .managementUnavailable): return true
+        case (.foreignManagementURI(let x, let xi), .foreignManagementURI(let y, let yi)): return x == y && xi == yi
+        case (.keySetChanged(let x, let xe), .keySetChanged(let y, let ye)): return x == y && xe == ye
+        case (.keyGeneration(let x), .keyGeneration(let y)): return x == y
+        case (.notRegistered(let x), .notRegistered(let y)): return x == y
+        case (.unusableURL(let x), .unusableURL(let y)): return x == y
+        case (.latchkey(let x), .latchkey(let y)): return x.code == y.code && x.message == y.message
+        case (.storage(let x), .storage(let y)): return x == y
+        case (.profileInvalid(let x, let xr), .profileInvalid(let y, let yr)): return x == y && xr == yr
+        case (.profileStorage(let x), .profileStorage(let y)): return x == y
+        default: return false
+        }
+    }
+
+    /// A profile file's failure, kept apart from the registration file's.
+    package init(_ error: ProfileFileError) {
+        switch error {
+        case .invalid(let path, let reason): self = .profileInvalid(path: path, reason: reason)
+        case .storage(let error): self = .profileStorage(error)
+        }
+    }
+
+    /// The core's error for `profileInvalid` and `profileStorage` (what `init(_:)` was given);
+    /// nil for the other cases.
+    package var profileFileError: ProfileFileError? {
+        switch self {
+        case .profileInvalid(let path, let reason): return .invalid(path: path, reason: reason)
+        case .profileStorage(let error): return .storage(error)
+        default: return nil
         }
     }
 }

@@ -21,7 +21,7 @@ enum RegisterCommand {
         let stop = context.environment.lookup("LATCHKEY_TEST_KILL_AT") ?? ""
         let fail = context.environment.lookup("LATCHKEY_TEST_FAIL_AT") ?? ""
         if !stop.isEmpty || !fail.isEmpty {
-            building.checkpoint = { point in
+            building.checkpoint = { point throws(TokenStoreError) in
                 if point == stop { kill(getpid(), SIGKILL) }
                 if point == fail { throw TokenStoreError.io(path: point, operation: "write", errno: ENOSPC) }
             }
@@ -50,7 +50,10 @@ enum RegisterCommand {
                 context.console.info("The client key is rotated; the provider now holds only the new key (\(thumbprint)).\n")
             case "delete":
                 try await TerminationSignals.startWatching().run {
-                    try await registration.delete { try await revoke(access, settings) }
+                    // Nothing is revoked for a profile with nothing to delete.
+                    let deletion = try registration.deletion()
+                    try await revoke(access, settings)
+                    try await registration.delete(deletion)
                 }
                 if json { event(context, [("event", "deregistered")]) }
                 context.console.info("The registration is deleted at the provider, and profile '\(access.profile)' is removed.\n")
@@ -168,9 +171,15 @@ enum RegisterCommand {
     }
 
     /// Every registration failure is the provider refusing or breaking the protocol (exit 7),
-    /// except a profile with nothing to manage.
-    static func failure(_ error: RegistrationError) -> CommandFailure {
+    /// except a profile with nothing to manage. What the core reported (discovery, the network,
+    /// a key file, the files) is the core's error again, worded as everywhere (`FailureReport`).
+    static func failure(_ error: RegistrationError) -> any Error {
+        if let profile = error.profileFileError { return profile }
         switch error {
+        case .latchkey(let inner):
+            return inner
+        case .storage(let inner):
+            return inner
         case .notRegistered(let profile):
             return CommandFailure(
                 exitCode: 3, code: error.code, message: error.description,

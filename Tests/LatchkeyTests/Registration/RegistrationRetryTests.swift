@@ -32,7 +32,7 @@ import Testing
     @Test func aCreateWhoseConnectionBrokeIsNotSentAgain() async throws {
         let clock = VirtualClock()
         let t = ScriptedTransport(clock: clock) { _, _ in throw HTTPError.ioFailure(reason: "connection reset by peer") }
-        await #expect(throws: (any Error).self) {
+        await #expect(throws: RegistrationError.self) {
             _ = try await client(t, clock).create(ClientMetadata(), endpoint: Self.issuer + "/register", initialAccessToken: nil)
         }
         #expect(t.sent.count == 1, "a create that may have arrived was sent again")
@@ -48,7 +48,7 @@ import Testing
         #expect(deletes.sent.count == 2)
 
         let reads = ScriptedTransport(clock: clock) { _, _ in Reply.json(503, "{}") }
-        await #expect(throws: (any Error).self) { _ = try await client(reads, clock).read(Self.management) }
+        await #expect(throws: RegistrationError.self) { _ = try await client(reads, clock).read(Self.management) }
         #expect(reads.sent.count == 1, "the RFC 7592 GET was repeated")
     }
 }
