@@ -11,31 +11,31 @@ struct ArgumentParserTests {
         let after = try parser.parse(["token", "--profile", "work", "--json"])
         for parsed in [before, after] {
             #expect(parsed.command?.name == "token")
-            #expect(parsed.string("profile") == "work")
-            #expect(parsed.has("json"))
-            #expect(!parsed.has("verbose"))
+            #expect(parsed.string(.profile) == "work")
+            #expect(parsed.has(.json))
+            #expect(!parsed.has(.verbose))
         }
     }
 
     @Test func equalsAndSpaceFormsAreEquivalent() throws {
         let spaced = try parser.parse(["token", "--format", "header", "--min-ttl", "120"])
         let joined = try parser.parse(["token", "--format=header", "--min-ttl=120"])
-        #expect(spaced.string("format") == "header" && joined.string("format") == "header")
-        #expect(try spaced.nonNegativeInteger("min-ttl", default: 60) == 120)
-        #expect(try joined.nonNegativeInteger("min-ttl", default: 60) == 120)
+        #expect(spaced.string(.format) == "header" && joined.string(.format) == "header")
+        #expect(try spaced.nonNegativeInteger(.minTTL, default: 60) == 120)
+        #expect(try joined.nonNegativeInteger(.minTTL, default: 60) == 120)
     }
 
     @Test func equalsFormKeepsLaterEqualsSignsAndEmptyValues() throws {
         let parsed = try parser.parse(["verify", "--audience=a=b", "--issuer="])
-        #expect(parsed.string("audience") == "a=b")
-        #expect(parsed.string("issuer") == "")
+        #expect(parsed.string(.audience) == "a=b")
+        #expect(parsed.string(.issuer) == "")
     }
 
     @Test func shortFlags() throws {
         let parsed = try parser.parse(["-v", "status"])
-        #expect(parsed.has("verbose"))
-        #expect(try parser.parse(["status", "-q"]).has("quiet"))
-        #expect(try parser.parse(["-h"]).has("help"))
+        #expect(parsed.has(.verbose))
+        #expect(try parser.parse(["status", "-q"]).has(.quiet))
+        #expect(try parser.parse(["-h"]).has(.help))
     }
 
     @Test func doubleDashEndsOptions() throws {
@@ -56,11 +56,11 @@ struct ArgumentParserTests {
 
     @Test func lastOccurrenceWinsAndOrderIsKnown() throws {
         let parsed = try parser.parse(["login", "--qr", "--no-qr", "--scope", "a", "--scope", "b"])
-        #expect(parsed.string("scope") == "b")
-        #expect(parsed.isLater("no-qr", than: "qr"))
-        #expect(!parsed.isLater("qr", than: "no-qr"))
+        #expect(parsed.string(.scope) == "b")
+        #expect(parsed.isLater(.noQR, than: .qr))
+        #expect(!parsed.isLater(.qr, than: .noQR))
         let other = try parser.parse(["login", "--no-qr", "--qr"])
-        #expect(other.isLater("qr", than: "no-qr"))
+        #expect(other.isLater(.qr, than: .noQR))
     }
 
     @Test func unknownOptionIsAUsageError() {
@@ -98,7 +98,7 @@ struct ArgumentParserTests {
         // The next option is not taken as the value.
         #expect(throws: UsageError.self) { try parser.parse(["login", "--issuer", "--client-id", "x"]) }
         // …but the `=` form accepts a value that begins with dashes.
-        #expect(try parser.parse(["login", "--client-id=--x"]).string("client-id") == "--x")
+        #expect(try parser.parse(["login", "--client-id=--x"]).string(.clientID) == "--x")
     }
 
     @Test func flagWithValueIsAUsageError() {
@@ -113,21 +113,21 @@ struct ArgumentParserTests {
 
     @Test func typedAccessorsRejectBadValues() throws {
         let parsed = try parser.parse(["token", "--min-ttl", "soon", "--format", "yaml"])
-        #expect(throws: UsageError.self) { try parsed.nonNegativeInteger("min-ttl", default: 60) }
-        #expect(throws: UsageError.self) { try parsed.choice("format", ["bare", "json"], default: "bare") }
+        #expect(throws: UsageError.self) { try parsed.nonNegativeInteger(.minTTL, default: 60) }
+        #expect(throws: UsageError.self) { try parsed.choice(.format, ["bare", "json"], default: "bare") }
         let negative = try parser.parse(["token", "--min-ttl=-5"])
-        #expect(throws: UsageError.self) { try negative.nonNegativeInteger("min-ttl", default: 60) }
+        #expect(throws: UsageError.self) { try negative.nonNegativeInteger(.minTTL, default: 60) }
         let defaults = try parser.parse(["token"])
-        #expect(try defaults.nonNegativeInteger("min-ttl", default: 60) == 60)
-        #expect(try defaults.choice("format", ["bare", "json"], default: "bare") == "bare")
+        #expect(try defaults.nonNegativeInteger(.minTTL, default: 60) == 60)
+        #expect(try defaults.choice(.format, ["bare", "json"], default: "bare") == "bare")
         let timeout = try parser.parse(["login", "--timeout", "0"])
-        #expect(throws: UsageError.self) { try timeout.positiveSeconds("timeout") }
+        #expect(throws: UsageError.self) { try timeout.positiveSeconds(.timeout) }
     }
 
     @Test func requiredValue() throws {
         let parsed = try parser.parse(["discover"])
-        #expect(throws: UsageError.self) { try parsed.required("issuer") }
-        #expect(try parser.parse(["discover", "--issuer", "https://x"]).required("issuer") == "https://x")
+        #expect(throws: UsageError.self) { try parsed.required(.issuer) }
+        #expect(try parser.parse(["discover", "--issuer", "https://x"]).required(.issuer) == "https://x")
     }
 
     @Test func everyCommandOptionIsUniqueAndDocumented() {

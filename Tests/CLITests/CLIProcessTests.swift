@@ -65,7 +65,7 @@ struct CLIUsageProcessTests {
                 let result = try cli.run(arguments)
                 #expect(result.exitCode == 0, "\(result)")
                 #expect(result.stdoutText.hasPrefix("Usage: latchkey [GLOBAL OPTIONS] "))
-                let spec = try #require(CommandCatalog.all.first { $0.isNamed(command) })
+                let spec = try #require(CommandCatalog.named(command))
                 for option in spec.options {
                     for name in option.names { #expect(result.stdoutText.contains(name), "\(command) \(name)") }
                     if let def = option.defaultDescription { #expect(result.stdoutText.contains("default: " + def)) }

@@ -70,21 +70,21 @@ struct CatalogOutputsTests {
     /// The catalog's fixed values: a value kind read from the placeholder, so adding a choice to
     /// `--flow` in the catalog is all it takes.
     @Test func fixedValueSetsComeFromThePlaceholders() {
-        func kind(_ command: CommandSpec, _ key: String) -> OptionValueKind? { command.options.first { $0.key == key }?.valueKind }
-        #expect(kind(CommandCatalog.login, "flow") == .choices(["device", "browser", "paste", "ciba", "client-credentials", "jwt-bearer"]))
-        #expect(kind(CommandCatalog.login, "dpop") == .choices(["auto", "always", "never"]))
+        func kind(_ command: CommandSpec, _ key: OptionKey) -> OptionValueKind? { command.options.first { $0.key == key }?.valueKind }
+        #expect(kind(CommandCatalog.login, .flow) == .choices(["device", "browser", "paste", "ciba", "client-credentials", "jwt-bearer"]))
+        #expect(kind(CommandCatalog.login, .dpop) == .choices(["auto", "always", "never"]))
         #expect(
-            kind(CommandCatalog.login, "auth-method")
+            kind(CommandCatalog.login, .authMethod)
                 == .choices([
                     "none", "client_secret_basic", "client_secret_post",
                     "private_key_jwt", "tls_client_auth", "self_signed_tls_client_auth"
                 ]))
-        #expect(kind(CommandCatalog.login, "key-source") == .choices(["machine", "passphrase", "credential", "file:"]))
-        #expect(kind(CommandCatalog.login, "client-assertion-alg") == .text)
-        #expect(kind(CommandCatalog.login, "qr-file") == .file)
-        #expect(kind(CommandCatalog.fetch, "data") == .file)
-        #expect(CommandCatalog.globalOptions.first { $0.key == "profile" }?.valueKind == .profile)
-        #expect(CommandCatalog.globalOptions.first { $0.key == "state-dir" }?.valueKind == .directory)
+        #expect(kind(CommandCatalog.login, .keySource) == .choices(["machine", "passphrase", "credential", "file:"]))
+        #expect(kind(CommandCatalog.login, .clientAssertionAlg) == .text)
+        #expect(kind(CommandCatalog.login, .qrFile) == .file)
+        #expect(kind(CommandCatalog.fetch, .data) == .file)
+        #expect(CommandCatalog.globalOptions.first { $0.key == .profile }?.valueKind == .profile)
+        #expect(CommandCatalog.globalOptions.first { $0.key == .stateDir }?.valueKind == .directory)
         #expect(OptionValueKind.positionalWords(CommandCatalog.config.argumentsUsage) == ["get", "set", "unset", "list"])
         #expect(OptionValueKind.positionalWords(CommandCatalog.verify.argumentsUsage).isEmpty)
         // The scripts put catalog words inside single quotes: none may hold one.

@@ -15,8 +15,8 @@ struct FetchArgumentTests {
         let parsed = try ArgumentParser().parse([
             "fetch", "-H", "A: 1", "--header", "B:2", "-H", "A: 3", "-X", "PUT", "-X", "PATCH", "https://x.test/"
         ])
-        #expect(parsed.all("header") == ["A: 1", "B:2", "A: 3"])
-        #expect(parsed.string("request") == "PATCH")
+        #expect(parsed.all(.header) == ["A: 1", "B:2", "A: 3"])
+        #expect(parsed.string(.request) == "PATCH")
         let plan = try FetchCommand.parse(parsed)
         #expect(plan.request.headers.map(\.name) == ["A", "B", "A"])
         #expect(plan.request.headers.map(\.value) == ["1", "2", "3"])

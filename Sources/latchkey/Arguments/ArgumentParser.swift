@@ -71,8 +71,8 @@ struct ArgumentParser: Sendable {
     private func takePositional(_ word: String, into result: inout ParsedArguments) throws(UsageError) {
         guard let command = result.command else {
             // `latchkey help [COMMAND]` is `latchkey [COMMAND] --help`, as git and gh read it.
-            if word == "help", !result.has("help") {
-                result.record("help", "", order: 0)
+            if word == "help", !result.has(.help) {
+                result.record(.help, "", order: 0)
                 return
             }
             guard let found = CommandCatalog.named(word) else {

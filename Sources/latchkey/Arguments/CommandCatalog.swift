@@ -3,33 +3,33 @@
 enum CommandCatalog {
     /// Options valid before or after any command.
     static let globalOptions: [OptionSpec] = [
-        .value("profile", "NAME", help: "profile to act on", default: "default", env: ["LATCHKEY_PROFILE"]),
+        .value(.profile, "NAME", help: "profile to act on", default: "default", env: ["LATCHKEY_PROFILE"]),
         .value(
-            "state-dir", "DIR", help: "where profiles, keys, token files and locks live",
+            .stateDir, "DIR", help: "where profiles, keys, token files and locks live",
             default: "$STATE_DIRECTORY, else $XDG_STATE_HOME/latchkey, else ~/.local/state/latchkey",
             env: ["LATCHKEY_STATE_DIR"]),
         .value(
-            "ca-file", "FILE", help: "PEM bundle of trusted CAs",
+            .caFile, "FILE", help: "PEM bundle of trusted CAs",
             default: "the first usual system bundle that exists", env: ["LATCHKEY_CA_FILE", "SSL_CERT_FILE"]),
-        .flag("json", help: "machine-readable output on stdout", default: "off"),
+        .flag(.json, help: "machine-readable output on stdout", default: "off"),
         .flag(
-            "verbose", ["-v", "--verbose"],
+            .verbose, short: "-v",
             help: "log each HTTP exchange to stderr, secrets redacted (tokens, codes, device_code, auth_req_id, credentials)",
             default: "off"),
-        .flag("quiet", ["-q", "--quiet"], help: "only errors on stderr", default: "off"),
-        .flag("help", ["-h", "--help"], help: "show help for the tool or the command"),
-        .flag("version", help: "print the version of latchkey and mbedTLS")
+        .flag(.quiet, short: "-q", help: "only errors on stderr", default: "off"),
+        .flag(.help, short: "-h", help: "show help for the tool or the command"),
+        .flag(.version, help: "print the version of latchkey and mbedTLS")
     ]
 
     static let passphraseFile = OptionSpec.value(
-        "passphrase-file", "FILE", help: "read the passphrase of a 'passphrase' key source from FILE (yours, mode 0600)",
+        .passphraseFile, "FILE", help: "read the passphrase of a 'passphrase' key source from FILE (yours, mode 0600)",
         default: "prompt on a TTY", env: ["LATCHKEY_PASSPHRASE"])
     static let clientSecretFile = OptionSpec.value(
-        "client-secret-file", "FILE", help: "read the client secret (confidential clients) from FILE",
+        .clientSecretFile, "FILE", help: "read the client secret (confidential clients) from FILE",
         default: "none", env: ["LATCHKEY_CLIENT_SECRET"])
 
     static let login = CommandSpec(
-        name: "login", aliases: [], summary: "sign in and save the profile",
+        id: .login, summary: "sign in and save the profile",
         details: """
             Signs in with the device flow (default), a loopback browser redirect, by pasting the
             redirected URL (pushed first with --par when the provider offers PAR), with CIBA (the
@@ -42,124 +42,124 @@ enum CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .value("issuer", "URL", help: "issuer URL (required on first login)", default: "remembered"),
-            .value("client-id", "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
-            .value("scope", "SCOPES", help: "space- or comma-separated scopes to request", default: "openid offline_access"),
+            .value(.issuer, "URL", help: "issuer URL (required on first login)", default: "remembered"),
+            .value(.clientID, "ID", help: "OAuth client_id (required on first login)", default: "remembered"),
+            .value(.scope, "SCOPES", help: "space- or comma-separated scopes to request", default: "openid offline_access"),
             .value(
-                "flow", "device|browser|paste|ciba|client-credentials|jwt-bearer",
+                .flow, "device|browser|paste|ciba|client-credentials|jwt-bearer",
                 help:
                     "how to sign in; client-credentials: the client acting as itself (RFC 6749 §4.4); jwt-bearer: the assertion of --assertion-file (RFC 7523 §2.1)",
                 default: "device"),
             .value(
-                "assertion-file", "FILE",
+                .assertionFile, "FILE",
                 help:
                     "--flow jwt-bearer: the JWT posted as the grant, one line, owner-only (else exit 9), read at each use and again when the token expires; remembered by path",
                 default: "none"),
             .value(
-                "redirect-uri", "URI", help: "redirect URI for browser and paste flows; remembered",
+                .redirectURI, "URI", help: "redirect URI for browser and paste flows; remembered",
                 default: "browser: http://127.0.0.1:<ephemeral port>/callback; paste: http://127.0.0.1:53682/callback"),
             .value(
-                "pkce", "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
+                .pkce, "auto|always|never", help: "PKCE on the device flow (the code flow always uses S256)",
                 default: "auto"),
             clientSecretFile,
             .value(
-                "auth-method", "none|client_secret_basic|client_secret_post|private_key_jwt|tls_client_auth|self_signed_tls_client_auth",
+                .authMethod, "none|client_secret_basic|client_secret_post|private_key_jwt|tls_client_auth|self_signed_tls_client_auth",
                 help: "client authentication at the token endpoint",
                 default: "none, or client_secret_basic when a secret is given"),
             .value(
-                "client-cert-file", "FILE",
+                .clientCertFile, "FILE",
                 help: "PEM client certificate for tls_client_auth (RFC 8705); public, so mode 0644 is fine; remembered by path",
                 default: "none"),
             .value(
-                "client-cert-key-file", "FILE",
+                .clientCertKeyFile, "FILE",
                 help: "PEM private key of --client-cert-file, owner-only (mode 0600, else exit 9); remembered by path",
                 default: "none"),
             .value(
-                "device-authorization-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                .deviceAuthorizationEndpoint, "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
                 default: "discovered"),
             .value(
-                "token-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                .tokenEndpoint, "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
                 default: "discovered"),
-            .value("authorization-endpoint", "URL", help: "override the discovered endpoint", default: "discovered"),
+            .value(.authorizationEndpoint, "URL", help: "override the discovered endpoint", default: "discovered"),
             .value(
-                "revocation-endpoint", "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
+                .revocationEndpoint, "URL", help: "override the discovered endpoint (and its mtls_endpoint_aliases entry)",
                 default: "discovered"),
-            .value("jwks-uri", "URL", help: "override the discovered JWKS URL", default: "discovered"),
+            .value(.jwksURI, "URL", help: "override the discovered JWKS URL", default: "discovered"),
             .value(
-                "credential-host", "HOST[:PORT]",
+                .credentialHost, "HOST[:PORT]",
                 help:
                     "the host `credential get` answers for; remembered. A git profile is a Bearer profile: without --dpop it signs in with --dpop never",
                 default: "the issuer's host"),
             .value(
-                "credential-username", "NAME", help: "the username `credential get` answers with; remembered",
+                .credentialUsername, "NAME", help: "the username `credential get` answers with; remembered",
                 default: "oauth2"),
             .value(
-                "post-logout-redirect-uri", "URI", help: "post_logout_redirect_uri for `logout --end-session`; remembered",
+                .postLogoutRedirectURI, "URI", help: "post_logout_redirect_uri for `logout --end-session`; remembered",
                 default: "none"),
             .value(
-                "dpop", "auto|always|never",
+                .dpop, "auto|always|never",
                 help: "bind the tokens to a per-session key (RFC 9449); auto: when the provider offers ES256; remembered",
                 default: "auto"),
             .flag(
-                "require-dpop-for-offline-access",
+                .requireDPoPForOfflineAccess,
                 help: "refuse (exit 2) rather than warn when a public client's offline_access token would not be DPoP-bound",
                 default: "off"),
             .value(
-                "par", "auto|always|never",
+                .par, "auto|always|never",
                 help: "push the browser/paste flow's request first (RFC 9126); auto: when the provider offers it",
                 default: "auto"),
-            .value("resource", "URI", help: "RFC 8707 resource indicator (repeatable); remembered", default: "none"),
+            .value(.resource, "URI", help: "RFC 8707 resource indicator (repeatable); remembered", default: "none"),
             .value(
-                "resource-url", "URL",
+                .resourceURL, "URL",
                 help:
                     "read the resource's metadata (RFC 9728) for the issuer, the resource indicator and the scopes; several issuers: --issuer chooses",
                 default: "none"),
             .value(
-                "acr-values", "'A B'",
+                .acrValues, "'A B'",
                 help: "ask for these authentication context classes; the ID token's acr must be one of them (else exit 8)",
                 default: "none"),
             .value(
-                "max-age", "SECONDS",
+                .maxAge, "SECONDS",
                 help: "ask for an authentication no older than SECONDS; the ID token's auth_time must show it (else exit 8)",
                 default: "none"),
             .value(
-                "param", "NAME=VALUE",
+                .param, "NAME=VALUE",
                 help: "extra authorization/device request parameter (repeatable; not a protocol-owned name); remembered",
                 default: "none"),
             .value(
-                "key-source", "machine|passphrase|credential|file:PATH",
+                .keySource, "machine|passphrase|credential|file:PATH",
                 help: "how the token file is encrypted; fixed at first login", default: "machine"),
             passphraseFile,
-            .flag("qr", help: "draw a QR code of the verification URL", default: "on when stderr is a TTY"),
-            .flag("no-qr", help: "do not draw the QR code"),
-            .value("timeout", "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
-            .flag("open", help: "try xdg-open on the URL", default: "off"),
-            .value("login-hint", "HINT", help: "--flow ciba: who is asked to approve, in the provider's format (required for ciba)"),
+            .flag(.qr, help: "draw a QR code of the verification URL", default: "on when stderr is a TTY"),
+            .flag(.noQR, help: "do not draw the QR code"),
+            .value(.timeout, "SECONDS", help: "give up waiting after SECONDS", default: "the server's expiry"),
+            .flag(.open, help: "try xdg-open on the URL", default: "off"),
+            .value(.loginHint, "HINT", help: "--flow ciba: who is asked to approve, in the provider's format (required for ciba)"),
             .value(
-                "binding-message", "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
+                .bindingMessage, "MSG", help: "--flow ciba: a short text shown on both screens (at most 64 characters)",
                 default: "none"),
             .value(
-                "qr-file", "FILE.svg|FILE.png",
+                .qrFile, "FILE.svg|FILE.png",
                 help:
                     "device flow: also write the verification URL's QR code as an image; its folder must exist and be writable (else exit 2); deleted when the login ends",
                 default: "none"),
             .value(
-                "client-key-file", "FILE",
+                .clientKeyFile, "FILE",
                 help: "private_key_jwt: the client's PEM private key, owner-only, read at each use; remembered by path",
                 default: "none"),
-            .value("client-key-id", "KID", help: "private_key_jwt: the assertion's kid header; remembered", default: "none"),
+            .value(.clientKeyID, "KID", help: "private_key_jwt: the assertion's kid header; remembered", default: "none"),
             .value(
-                "client-assertion-alg", "ES256|ES384|PS256|RS256|…",
+                .clientAssertionAlg, "ES256|ES384|PS256|RS256|…",
                 help: "private_key_jwt: the signing algorithm; remembered", default: "the key's: ES256, ES384 or RS256"),
             .value(
-                "client-assertion-typ", "client-authentication+jwt|jwt",
+                .clientAssertionTyp, "client-authentication+jwt|jwt",
                 help: "private_key_jwt: the assertion's typ header; remembered", default: "client-authentication+jwt"),
             .value(
-                "client-assertion-aud", "issuer|endpoint",
+                .clientAssertionAud, "issuer|endpoint",
                 help: "private_key_jwt: aud is the issuer, or the exact endpoint URL (Glewlwyd); remembered",
                 default: "issuer"),
             .value(
-                "client-assertion-file", "FILE",
+                .clientAssertionFile, "FILE",
                 help:
                     "private_key_jwt: a ready-made client assertion (a JWT-SVID, a service-account token) instead of --client-key-file; one line, owner-only, read at each request; remembered by path",
                 default: "none")
@@ -168,30 +168,30 @@ enum CommandCatalog {
             OptionGroup(
                 title: "Common options",
                 keys: [
-                    "issuer", "client-id", "scope", "flow", "resource", "param", "key-source",
-                    "passphrase-file", "timeout"
+                    .issuer, .clientID, .scope, .flow, .resource, .param, .keySource,
+                    .passphraseFile, .timeout
                 ]),
-            OptionGroup(title: "Resource and authentication strength", keys: ["resource-url", "acr-values", "max-age"]),
-            OptionGroup(title: "Device flow", keys: ["pkce", "qr", "no-qr"]),
-            OptionGroup(title: "Browser and paste flows", keys: ["redirect-uri", "par", "open"]),
-            OptionGroup(title: "CIBA", keys: ["login-hint", "binding-message"]),
-            OptionGroup(title: "JWT bearer grant", keys: ["assertion-file"]),
+            OptionGroup(title: "Resource and authentication strength", keys: [.resourceURL, .acrValues, .maxAge]),
+            OptionGroup(title: "Device flow", keys: [.pkce, .qr, .noQR]),
+            OptionGroup(title: "Browser and paste flows", keys: [.redirectURI, .par, .open]),
+            OptionGroup(title: "CIBA", keys: [.loginHint, .bindingMessage]),
+            OptionGroup(title: "JWT bearer grant", keys: [.assertionFile]),
             OptionGroup(
                 title: "Client authentication",
                 keys: [
-                    "client-secret-file", "auth-method", "client-key-file", "client-key-id",
-                    "client-assertion-alg", "client-assertion-typ", "client-assertion-aud", "client-assertion-file",
-                    "client-cert-file", "client-cert-key-file"
+                    .clientSecretFile, .authMethod, .clientKeyFile, .clientKeyID,
+                    .clientAssertionAlg, .clientAssertionTyp, .clientAssertionAud, .clientAssertionFile,
+                    .clientCertFile, .clientCertKeyFile
                 ]),
-            OptionGroup(title: "DPoP", keys: ["dpop", "require-dpop-for-offline-access"]),
-            OptionGroup(title: "Kiosk", keys: ["qr-file"]),
+            OptionGroup(title: "DPoP", keys: [.dpop, .requireDPoPForOfflineAccess]),
+            OptionGroup(title: "Kiosk", keys: [.qrFile]),
             OptionGroup(
                 title: "Endpoint overrides",
                 keys: [
-                    "device-authorization-endpoint", "token-endpoint", "authorization-endpoint",
-                    "revocation-endpoint", "jwks-uri"
+                    .deviceAuthorizationEndpoint, .tokenEndpoint, .authorizationEndpoint,
+                    .revocationEndpoint, .jwksURI
                 ]),
-            OptionGroup(title: "git and logout", keys: ["credential-host", "credential-username", "post-logout-redirect-uri"])
+            OptionGroup(title: "git and logout", keys: [.credentialHost, .credentialUsername, .postLogoutRedirectURI])
         ],
         examples: [
             (
@@ -213,7 +213,7 @@ enum CommandCatalog {
         ])
 
     static let token = CommandSpec(
-        name: "token", aliases: [], summary: "print a valid access token",
+        id: .token, summary: "print a valid access token",
         details: """
             Prints a valid access token, refreshing first when it expires within --min-ttl seconds
             (by default 60, or half the lifetime of a token that lives less than 60 s; a --min-ttl given is used as given).
@@ -225,22 +225,22 @@ enum CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .value("format", "bare|header|json|exec-credential", help: "output format", default: "bare"),
-            .value("method", "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
-            .value("url", "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
+            .value(.format, "bare|header|json|exec-credential", help: "output format", default: "bare"),
+            .value(.method, "M", help: "with --format header for a DPoP-bound token: the request's method (proof htm)"),
+            .value(.url, "URL", help: "with --format header for a DPoP-bound token: the request's URL (proof htu)"),
             .value(
-                "min-ttl", "SECONDS",
+                .minTTL, "SECONDS",
                 help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
                 default: "60"),
             .flag(
-                "force-refresh", help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
+                .forceRefresh, help: "refresh even when the token is still valid (a token another process replaced meanwhile is used)",
                 default: "off"),
             clientSecretFile,
             passphraseFile
         ])
 
     static let proof = CommandSpec(
-        name: "proof", aliases: [], summary: "print a DPoP proof for one request",
+        id: .proof, summary: "print a DPoP proof for one request",
         details: """
             Prints a DPoP proof JWT (RFC 9449) for one request with the current access token (ath), for
             tools that send the request themselves: -H "DPoP: $(latchkey proof --method GET --url URL)".
@@ -248,10 +248,10 @@ enum CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .value("method", "M", help: "the request's HTTP method (required)"),
-            .value("url", "URL", help: "the request's URL (required)"),
+            .value(.method, "M", help: "the request's HTTP method (required)"),
+            .value(.url, "URL", help: "the request's URL (required)"),
             .value(
-                "min-ttl", "SECONDS",
+                .minTTL, "SECONDS",
                 help: "refresh when the token expires within SECONDS (by default 60, or half the lifetime of a shorter-lived token)",
                 default: "60"),
             clientSecretFile,
@@ -259,17 +259,17 @@ enum CommandCatalog {
         ])
 
     static let idToken = CommandSpec(
-        name: "id-token", aliases: [], summary: "print the stored, verified ID token",
+        id: .idToken, summary: "print the stored, verified ID token",
         details: "Prints the stored ID token, which was verified when it was received.",
         argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
 
     static let claims = CommandSpec(
-        name: "claims", aliases: ["whoami"], summary: "print the verified ID token's claims as JSON",
+        id: .claims, summary: "print the verified ID token's claims as JSON",
         details: "Prints the claims of the stored, verified ID token as one JSON object.",
         argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
 
     static let status = CommandSpec(
-        name: "status", aliases: [], summary: "show the profile's sign-in state",
+        id: .status, summary: "show the profile's sign-in state",
         details: """
             Shows the profile, issuer, client_id, subject, access-token expiry, whether a refresh token
             is held, the key source and the file paths. --json prints the same as one object.
@@ -280,12 +280,12 @@ enum CommandCatalog {
         argumentsUsage: "", maxPositionals: 0,
         options: [
             passphraseFile,
-            .value("format", "text|openmetrics", help: "output format", default: "text"),
-            .flag("all-profiles", help: "with --format openmetrics: every profile of the state directory", default: "off")
+            .value(.format, "text|openmetrics", help: "output format", default: "text"),
+            .flag(.allProfiles, help: "with --format openmetrics: every profile of the state directory", default: "off")
         ])
 
     static let refresh = CommandSpec(
-        name: "refresh", aliases: [], summary: "refresh the tokens now",
+        id: .refresh, summary: "refresh the tokens now",
         details: """
             Refreshes now. When the server rejects the refresh token the local tokens are cleared and
             the exit code is 3: run 'latchkey login' again. A token another process replaced while
@@ -294,7 +294,7 @@ enum CommandCatalog {
         argumentsUsage: "", maxPositionals: 0, options: [clientSecretFile, passphraseFile])
 
     static let logout = CommandSpec(
-        name: "logout", aliases: [], summary: "revoke the tokens and delete the local token file",
+        id: .logout, summary: "revoke the tokens and delete the local token file",
         details: """
             Revokes the refresh token, then the access token (RFC 7009), and deletes the local token
             file. The file is deleted even when revocation fails (with a warning). The profile's
@@ -302,20 +302,20 @@ enum CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .flag("no-revoke", help: "skip revocation; only delete the local file", default: "off"),
+            .flag(.noRevoke, help: "skip revocation; only delete the local file", default: "off"),
             .flag(
-                "end-session", help: "also print (and draw as a QR code) the provider's end_session_endpoint URL",
+                .endSession, help: "also print (and draw as a QR code) the provider's end_session_endpoint URL",
                 default: "off"),
             .flag(
-                "id-token-hint", help: "with --end-session: put the ID token in that URL (anyone who sees it gets it)",
+                .idTokenHint, help: "with --end-session: put the ID token in that URL (anyone who sees it gets it)",
                 default: "off"),
-            .flag("qr", help: "draw the end-session QR code", default: "on when stderr is a TTY"),
-            .flag("no-qr", help: "do not draw the QR code"),
+            .flag(.qr, help: "draw the end-session QR code", default: "on when stderr is a TTY"),
+            .flag(.noQR, help: "do not draw the QR code"),
             clientSecretFile, passphraseFile
         ])
 
     static let verify = CommandSpec(
-        name: "verify", aliases: [], summary: "verify a compact JWS/JWT",
+        id: .verify, summary: "verify a compact JWS/JWT",
         details: """
             Verifies TOKEN (or the token read from stdin with '-' or no argument) and prints
             {"header":{…},"claims":{…}}. Exits 8 with the reason when verification fails.
@@ -324,33 +324,33 @@ enum CommandCatalog {
             """,
         argumentsUsage: "[TOKEN|-]", maxPositionals: 1,
         options: [
-            .value("jwks", "FILE|URL", help: "the JSON Web Key Set to verify against"),
-            .value("issuer", "URL", help: "discover the jwks_uri from this issuer; require iss to equal it"),
-            .value("audience", "AUD", help: "require aud to contain AUD", default: "not checked"),
+            .value(.jwks, "FILE|URL", help: "the JSON Web Key Set to verify against"),
+            .value(.issuer, "URL", help: "discover the jwks_uri from this issuer; require iss to equal it"),
+            .value(.audience, "AUD", help: "require aud to contain AUD", default: "not checked"),
             .value(
-                "alg", "ALG[,ALG…]", help: "allowed algorithms, e.g. RS256,ES256",
+                .alg, "ALG[,ALG…]", help: "allowed algorithms, e.g. RS256,ES256",
                 default: "RS256..512, PS256..512, ES256..512"),
-            .value("leeway", "SECONDS", help: "clock leeway for exp, nbf and iat", default: "60"),
-            .value("at", "TIME", help: "check time claims as of TIME (RFC 3339 or epoch seconds)", default: "now"),
-            .flag("no-time-check", help: "skip exp, nbf and iat checks", default: "off")
+            .value(.leeway, "SECONDS", help: "clock leeway for exp, nbf and iat", default: "60"),
+            .value(.at, "TIME", help: "check time claims as of TIME (RFC 3339 or epoch seconds)", default: "now"),
+            .flag(.noTimeCheck, help: "skip exp, nbf and iat checks", default: "off")
         ])
 
     static let discover = CommandSpec(
-        name: "discover", aliases: [], summary: "print an issuer's validated metadata",
+        id: .discover, summary: "print an issuer's validated metadata",
         details: """
             Fetches OIDC Discovery (falling back to RFC 8414), checks that its issuer equals --issuer
             exactly, and prints the metadata as JSON.
             """,
         argumentsUsage: "", maxPositionals: 0,
-        options: [.value("issuer", "URL", help: "the issuer to discover (required)")])
+        options: [.value(.issuer, "URL", help: "the issuer to discover (required)")])
 
     static let profiles = CommandSpec(
-        name: "profiles", aliases: [], summary: "list the profiles",
+        id: .profiles, summary: "list the profiles",
         details: "Lists the profiles with issuer, subject and expiry; --json prints an array.",
         argumentsUsage: "", maxPositionals: 0, options: [passphraseFile])
 
     static let credential = CommandSpec(
-        name: "credential", aliases: [], summary: "git credential helper: answer with the access token",
+        id: .credential, summary: "git credential helper: answer with the access token",
         details: """
             Speaks git's credential-helper protocol on stdin/stdout, e.g.
             git config credential.https://git.example.com.helper '!latchkey --profile forge credential'.
@@ -364,7 +364,7 @@ enum CommandCatalog {
         argumentsUsage: "get|store|erase", maxPositionals: 1, options: [clientSecretFile, passphraseFile])
 
     static let fetch = CommandSpec(
-        name: "fetch", aliases: [], summary: "send an authenticated request and print the response",
+        id: .fetch, summary: "send an authenticated request and print the response",
         details: """
             Sends one request with the profile's access token (Bearer, or DPoP with a fresh proof) and
             writes the response body to stdout. A 401 invalid_token refreshes once and retries once; a
@@ -378,40 +378,37 @@ enum CommandCatalog {
             """,
         argumentsUsage: "URL", maxPositionals: 1,
         options: [
-            OptionSpec(
-                key: "request", names: ["-X", "--request"], valueName: "METHOD",
-                help: "the HTTP method, sent exactly as given (case matters: `get` is not GET)",
-                defaultDescription: "GET, or POST with --data", environment: []),
-            OptionSpec(
-                key: "header", names: ["-H", "--header"], valueName: "'Name: value'",
-                help: "add a request header (repeatable; not Authorization or DPoP)", defaultDescription: nil, environment: []),
-            .value("data", "STRING|@FILE|@-", help: "the request body: text, a file, or stdin", default: "none"),
-            .flag("include", help: "print the status line and headers before the body", default: "off"),
             .value(
-                "output", "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
+                .request, short: "-X", "METHOD", help: "the HTTP method, sent exactly as given (case matters: `get` is not GET)",
+                default: "GET, or POST with --data"),
+            .value(.header, short: "-H", "'Name: value'", help: "add a request header (repeatable; not Authorization or DPoP)"),
+            .value(.data, "STRING|@FILE|@-", help: "the request body: text, a file, or stdin", default: "none"),
+            .flag(.include, help: "print the status line and headers before the body", default: "off"),
+            .value(
+                .output, "FILE", help: "write the response to FILE (atomically, mode 0600) instead of stdout",
                 default: "stdout"),
             .value(
-                "exchange-audience", "URI",
+                .exchangeAudience, "URI",
                 help: "send an exchanged token for this audience instead of the session's own (RFC 8693; repeatable)",
                 default: "none"),
-            .value("exchange-resource", "URI", help: "with --exchange-audience: the resource to ask for (repeatable)", default: "none"),
-            .value("exchange-scope", "S", help: "with --exchange-audience: the scope to ask for", default: "the server's"),
+            .value(.exchangeResource, "URI", help: "with --exchange-audience: the resource to ask for (repeatable)", default: "none"),
+            .value(.exchangeScope, "S", help: "with --exchange-audience: the scope to ask for", default: "the server's"),
             .flag(
-                "sign-in",
+                .signIn,
                 help: "sign in when the resource asks (its metadata's issuer, or a step-up), then retry once; never otherwise",
                 default: "off"),
-            .value("client-id", "ID", help: "--sign-in: the client to sign in with", default: "the profile's"),
-            .value("issuer", "URL", help: "--sign-in: which of several issuers the resource names", default: "none"),
+            .value(.clientID, "ID", help: "--sign-in: the client to sign in with", default: "the profile's"),
+            .value(.issuer, "URL", help: "--sign-in: which of several issuers the resource names", default: "none"),
             .value(
-                "flow", "device|browser|paste|ciba", help: "--sign-in: how to sign in (the events go to stderr)",
+                .flow, "device|browser|paste|ciba", help: "--sign-in: how to sign in (the events go to stderr)",
                 default: "the profile's last sign-in flow, else device"),
-            .value("timeout", "SECONDS", help: "--sign-in: give up waiting after SECONDS", default: "the server's expiry"),
+            .value(.timeout, "SECONDS", help: "--sign-in: give up waiting after SECONDS", default: "the server's expiry"),
             clientSecretFile,
             passphraseFile
         ])
 
     static let exchange = CommandSpec(
-        name: "exchange", aliases: [], summary: "exchange a token for a narrower one for one service (RFC 8693)",
+        id: .exchange, summary: "exchange a token for a narrower one for one service (RFC 8693)",
         details: """
             Posts a token exchange (RFC 8693) to the profile's token endpoint with the profile's client
             authentication (and a DPoP proof for a DPoP-bound session), and prints the issued token
@@ -428,24 +425,24 @@ enum CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .value("audience", "URI", help: "the service the token is for (repeatable)", default: "none"),
-            .value("resource", "URI", help: "the absolute URI of the service (RFC 8707; repeatable)", default: "none"),
-            .value("scope", "S", help: "the scope to ask for, space-separated (narrower than the subject's)", default: "the server's"),
+            .value(.audience, "URI", help: "the service the token is for (repeatable)", default: "none"),
+            .value(.resource, "URI", help: "the absolute URI of the service (RFC 8707; repeatable)", default: "none"),
+            .value(.scope, "S", help: "the scope to ask for, space-separated (narrower than the subject's)", default: "the server's"),
             .value(
-                "requested-token-type", "access_token|refresh_token|id_token|jwt|URN", help: "the type of token to ask for",
+                .requestedTokenType, "access_token|refresh_token|id_token|jwt|URN", help: "the type of token to ask for",
                 default: "access_token"),
-            .value("subject", "access|refresh|id", help: "which of the profile's tokens to exchange", default: "access"),
+            .value(.subject, "access|refresh|id", help: "which of the profile's tokens to exchange", default: "access"),
             .value(
-                "subject-token-file", "FILE", help: "exchange the token in FILE instead (yours, mode 0600; one line); never cached",
+                .subjectTokenFile, "FILE", help: "exchange the token in FILE instead (yours, mode 0600; one line); never cached",
                 default: "none"),
-            .value("subject-token-type", "URN", help: "the type of --subject-token-file's token (short names expand)"),
-            .value("actor-token-file", "FILE", help: "the actor's token (delegation), read like --subject-token-file", default: "none"),
-            .value("actor-token-type", "URN", help: "the type of --actor-token-file's token (short names expand)"),
-            .value("format", "bare|json|header", help: "output format", default: "bare"),
+            .value(.subjectTokenType, "URN", help: "the type of --subject-token-file's token (short names expand)"),
+            .value(.actorTokenFile, "FILE", help: "the actor's token (delegation), read like --subject-token-file", default: "none"),
+            .value(.actorTokenType, "URN", help: "the type of --actor-token-file's token (short names expand)"),
+            .value(.format, "bare|json|header", help: "output format", default: "bare"),
             .value(
-                "min-ttl", "SECONDS",
+                .minTTL, "SECONDS",
                 help: "reuse a cached token, and the subject access token, only with more than SECONDS left", default: "60"),
-            .flag("no-cache", help: "neither read nor write the cache of exchanged tokens", default: "off"),
+            .flag(.noCache, help: "neither read nor write the cache of exchanged tokens", default: "off"),
             clientSecretFile,
             passphraseFile
         ],
@@ -461,7 +458,7 @@ enum CommandCatalog {
         ])
 
     static let config = CommandSpec(
-        name: "config", aliases: [], summary: "show or change what a profile remembers, without a new login",
+        id: .config, summary: "show or change what a profile remembers, without a new login",
         details: """
             config get KEY, config set KEY VALUE and config unset KEY change the settings that do not
             change the sign-in: ca-file, credential-host, credential-username, post-logout-redirect-uri
@@ -473,7 +470,7 @@ enum CommandCatalog {
         argumentsUsage: "get|set|unset KEY [VALUE] | list", maxPositionals: 3, options: [])
 
     static let completion = CommandSpec(
-        name: "completion", aliases: [], summary: "print a shell completion script (bash, zsh, fish)",
+        id: .completion, summary: "print a shell completion script (bash, zsh, fish)",
         details: """
             Prints the completion script for the shell, generated from the same command list as
             --help: commands, options, the fixed values of options such as --flow and --dpop, and
@@ -483,7 +480,7 @@ enum CommandCatalog {
         argumentsUsage: "bash|zsh|fish|profiles", maxPositionals: 1, options: [])
 
     static let manual = CommandSpec(
-        name: "manual", aliases: [], summary: "print the latchkey(1) manual page (roff)",
+        id: .manual, summary: "print the latchkey(1) manual page (roff)",
         details: """
             Prints latchkey(1) in roff, generated from the same command list as --help; the package
             build writes it with this command. Read it with: latchkey manual | man -l -
@@ -492,24 +489,33 @@ enum CommandCatalog {
 
     /// The command called `word` (its name or an alias). Only that command's spec is built: each
     /// is a lazily made static, and building every command's help text would be a tenth of a cached
-    /// `latchkey token`. A command missing from the switch is still found, by a scan of `all`.
-    static func named(_ word: String) -> CommandSpec? {
-        switch word {
-        case "token": return token
-        case "fetch": return fetch
-        case "proof": return proof
-        case "credential": return credential
-        case "status": return status
-        case "refresh": return refresh
-        case "id-token": return idToken
-        case "claims", "whoami": return claims
-        default: return all.first { $0.isNamed(word) }
+    /// `latchkey token`.
+    static func named(_ word: String) -> CommandSpec? { CommandName(word: word).map(spec) }
+
+    /// The spec of `name`.
+    static func spec(_ name: CommandName) -> CommandSpec {
+        switch name {
+        case .login: login
+        case .token: token
+        case .proof: proof
+        case .idToken: idToken
+        case .claims: claims
+        case .status: status
+        case .refresh: refresh
+        case .logout: logout
+        case .verify: verify
+        case .discover: discover
+        case .profiles: profiles
+        case .fetch: fetch
+        case .credential: credential
+        case .exchange: exchange
+        case .config: config
+        case .register: register
+        case .completion: completion
+        case .manual: manual
         }
     }
 
     /// All commands in the order help lists them.
-    static let all: [CommandSpec] = [
-        login, token, proof, idToken, claims, status, refresh, logout, verify, discover, profiles, fetch, credential,
-        exchange, config, register, completion, manual
-    ]
+    static let all: [CommandSpec] = CommandName.allCases.map(spec)
 }

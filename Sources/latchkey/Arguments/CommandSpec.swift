@@ -1,9 +1,7 @@
 /// One command of the tool: its name, aliases, options, positional arguments and help text.
 struct CommandSpec: Sendable {
-    /// The name typed on the command line, e.g. `token`.
-    let name: String
-    /// Other names accepted for the same command (`whoami` for `claims`).
-    let aliases: [String]
+    /// Which command this is; its name and aliases are written in `CommandName`.
+    let id: CommandName
     /// One line for the tool's command list.
     let summary: String
     /// A longer description for the command's own help; may span lines.
@@ -24,12 +22,14 @@ struct CommandSpec: Sendable {
         options.first { $0.names.contains(name) }
     }
 
-    /// True when `word` names this command or one of its aliases.
-    func isNamed(_ word: String) -> Bool { name == word || aliases.contains(word) }
+    /// The name typed on the command line, e.g. `token`.
+    var name: String { id.rawValue }
+    /// Other names accepted for the same command (`whoami` for `claims`).
+    var aliases: [String] { id.aliases }
 }
 
 /// A heading of a command's `--help` and the keys of the options listed under it.
 struct OptionGroup: Sendable {
     let title: String
-    let keys: [String]
+    let keys: [OptionKey]
 }

@@ -20,7 +20,7 @@ extension OptionSpec {
     /// The kind of value the option takes.
     var valueKind: OptionValueKind {
         guard let valueName else { return .none }
-        if key == "profile" { return .profile }
+        if key == .profile { return .profile }
         if valueName == "DIR" { return .directory }
         let parts = valueName.split(separator: "|", omittingEmptySubsequences: false)
         if parts.contains(where: { $0.hasPrefix("FILE") || $0.hasPrefix("@FILE") }) { return .file }

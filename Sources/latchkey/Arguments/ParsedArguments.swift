@@ -1,6 +1,7 @@
 /// The command line after parsing: which command, which options with which values, and the
-/// positional arguments. Values are still text; commands convert them with the typed accessors,
-/// which throw `UsageError` (exit code 2) for bad values.
+/// positional arguments. Values are still text; commands read them by `OptionKey` (never by a
+/// string, so only options the catalog declares can be asked for) and convert them with the typed
+/// accessors, which throw `UsageError` (exit code 2) for bad values.
 struct ParsedArguments: Sendable {
     /// The command, or nil when none was given (then `--help`/`--version` or the tool's help).
     var command: CommandSpec?
@@ -15,68 +16,68 @@ struct ParsedArguments: Sendable {
 
     /// One occurrence of an option.
     struct Entry: Sendable {
-        let key: String
+        let key: OptionKey
         let value: String
         let order: Int
     }
 
     /// Records `key` = `value` as the `order`-th option seen; a later occurrence wins.
-    mutating func record(_ key: String, _ value: String, order: Int) {
+    mutating func record(_ key: OptionKey, _ value: String, order: Int) {
         entries.append(Entry(key: key, value: value, order: order))
     }
 
     /// The value of `key` (its last occurrence), or nil.
-    private func value(_ key: String) -> String? { entries.last { $0.key == key }?.value }
+    private func value(_ key: OptionKey) -> String? { entries.last { $0.key == key }?.value }
 
     /// True when the flag or option `key` was given.
-    func has(_ key: String) -> Bool { value(key) != nil }
+    func has(_ key: OptionKey) -> Bool { value(key) != nil }
 
     /// Every value given for the repeatable option `key`, in order.
-    func all(_ key: String) -> [String] { entries.filter { $0.key == key }.map(\.value) }
+    func all(_ key: OptionKey) -> [String] { entries.filter { $0.key == key }.map(\.value) }
 
     /// The text value of `key`, or nil.
-    func string(_ key: String) -> String? { value(key) }
+    func string(_ key: OptionKey) -> String? { value(key) }
 
     /// True when `key` was given after `other` (or `other` was not given at all).
-    func isLater(_ key: String, than other: String) -> Bool {
+    func isLater(_ key: OptionKey, than other: OptionKey) -> Bool {
         guard let a = entries.last(where: { $0.key == key })?.order else { return false }
         guard let b = entries.last(where: { $0.key == other })?.order else { return true }
         return a > b
     }
 
     /// The value of `key` as a non-negative integer, or `fallback` when absent.
-    func nonNegativeInteger(_ key: String, default fallback: Int) throws(UsageError) -> Int {
+    func nonNegativeInteger(_ key: OptionKey, default fallback: Int) throws(UsageError) -> Int {
         guard let text = value(key) else { return fallback }
         guard let n = Int(text), n >= 0 else {
-            throw UsageError("--\(key) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.name)
+            throw UsageError("\(key.longName) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.name)
         }
         return n
     }
 
     /// The value of `key` as a positive number of seconds, or nil when absent.
-    func positiveSeconds(_ key: String) throws(UsageError) -> Double? {
+    func positiveSeconds(_ key: OptionKey) throws(UsageError) -> Double? {
         guard let text = value(key) else { return nil }
         guard let n = Double(text), n > 0, n.isFinite else {
-            throw UsageError("--\(key) needs a positive number of seconds, got '\(text)'", command: command?.name)
+            throw UsageError("\(key.longName) needs a positive number of seconds, got '\(text)'", command: command?.name)
         }
         return n
     }
 
     /// The value of `key`, which must be one of `choices`; `fallback` when absent.
-    func choice(_ key: String, _ choices: [String], default fallback: String) throws(UsageError) -> String {
+    func choice(_ key: OptionKey, _ choices: [String], default fallback: String) throws(UsageError) -> String {
         guard let text = value(key) else { return fallback }
         guard choices.contains(text) else {
             throw UsageError(
-                "--\(key) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
+                "\(key.longName) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
                 command: command?.name)
         }
         return text
     }
 
     /// The value of `key`, which the command cannot do without.
-    func required(_ key: String, why: String? = nil) throws(UsageError) -> String {
+    func required(_ key: OptionKey, why: String? = nil) throws(UsageError) -> String {
         guard let text = value(key), !text.isEmpty else {
-            throw UsageError("--\(key) is required" + (why.map { " \($0)" } ?? ""), command: command?.name)
+            throw UsageError("\(key.longName) is required" + (why.map { " \($0)" } ?? ""), command: command?.name)
         }
         return text
     }

@@ -1,7 +1,7 @@
 /// `register`'s entry in the catalog (kept in its own file; `CommandCatalog.all` lists it).
 extension CommandCatalog {
     static let register = CommandSpec(
-        name: "register", aliases: [], summary: "register this device as its own client (RFC 7591/7592)",
+        id: .register, summary: "register this device as its own client (RFC 7591/7592)",
         details: """
             Zero-touch provisioning: registers this device with the issuer's registration endpoint,
             authorised by a provisioning (initial access) token read from an owner-only file, with a
@@ -16,28 +16,28 @@ extension CommandCatalog {
             """,
         argumentsUsage: "", maxPositionals: 0,
         options: [
-            .value("issuer", "URL", help: "issuer URL (required to create)"),
-            .value("initial-access-token-file", "FILE", help: "the provisioning token, owner-only (mode 0600); never stored"),
+            .value(.issuer, "URL", help: "issuer URL (required to create)"),
+            .value(.initialAccessTokenFile, "FILE", help: "the provisioning token, owner-only (mode 0600); never stored"),
             .value(
-                "auth-method", "private_key_jwt|none", help: "client authentication",
+                .authMethod, "private_key_jwt|none", help: "client authentication",
                 default: "private_key_jwt when the provider lists it, else none"),
-            .value("client-key-file", "FILE", help: "register this existing owner-only PEM key instead of generating one"),
-            .value("key-alg", "ES256|PS256", help: "the algorithm of the generated key", default: "ES256"),
+            .value(.clientKeyFile, "FILE", help: "register this existing owner-only PEM key instead of generating one"),
+            .value(.keyAlg, "ES256|PS256", help: "the algorithm of the generated key", default: "ES256"),
             .value(
-                "key-source", "machine|credential|file:PATH",
+                .keySource, "machine|credential|file:PATH",
                 help: "the profile's key source, which also seals the generated key", default: "machine"),
-            .value("client-name", "NAME", help: "client_name", default: "latchkey on <hostname>"),
-            .value("scope", "SCOPES", help: "space- or comma-separated scopes", default: "openid offline_access"),
-            .value("grant", "device|code|both", help: "the grants to register (refresh_token always)", default: "device"),
-            .value("redirect-uri", "URI", help: "redirect URI for the code grant (loopback or https)"),
-            .value("software-statement-file", "FILE", help: "a software statement (JWT) to send"),
+            .value(.clientName, "NAME", help: "client_name", default: "latchkey on <hostname>"),
+            .value(.scope, "SCOPES", help: "space- or comma-separated scopes", default: "openid offline_access"),
+            .value(.grant, "device|code|both", help: "the grants to register (refresh_token always)", default: "device"),
+            .value(.redirectURI, "URI", help: "redirect URI for the code grant (loopback or https)"),
+            .value(.softwareStatementFile, "FILE", help: "a software statement (JWT) to send"),
             .value(
-                "registration-dialect", "rfc7591|glewlwyd", help: "how the provider spells RFC 7591; remembered",
+                .registrationDialect, "rfc7591|glewlwyd", help: "how the provider spells RFC 7591; remembered",
                 default: "rfc7591"),
-            .flag("show", help: "print the registration (RFC 7592 GET), secrets redacted"),
-            .flag("rotate-key", help: "replace the client key at the provider, then locally"),
-            .flag("delete", help: "revoke the tokens, delete the registration, then the local files"),
-            .flag("force", help: "register again although the profile is already registered")
+            .flag(.show, help: "print the registration (RFC 7592 GET), secrets redacted"),
+            .flag(.rotateKey, help: "replace the client key at the provider, then locally"),
+            .flag(.delete, help: "revoke the tokens, delete the registration, then the local files"),
+            .flag(.force, help: "register again although the profile is already registered")
         ],
         examples: [
             (

@@ -11,7 +11,7 @@ enum ClientAssertionOptions {
     /// Sets `client.clientAssertion` from the options given, over the remembered settings.
     static func apply(_ args: ParsedArguments, existing: ProfileSettings?, to client: inout ClientConfiguration) throws {
         var settings = client.clientAssertion
-        if let text = args.string("client-assertion-alg") {
+        if let text = args.string(.clientAssertionAlg) {
             let names = JWSAlgorithm.allCases.map(\.rawValue)
             guard let algorithm = JWSAlgorithm(rawValue: text) else {
                 throw UsageError(
@@ -20,21 +20,21 @@ enum ClientAssertionOptions {
             }
             settings.algorithm = algorithm
         }
-        if let kid = args.string("client-key-id") {
+        if let kid = args.string(.clientKeyID) {
             guard !kid.isEmpty, !CharacterClass.containsASCIIControl(kid) else {
                 throw UsageError("--client-key-id must be non-empty, without control characters", command: "login")
             }
             settings.keyID = kid
         }
-        if args.has("client-assertion-typ") {
+        if args.has(.clientAssertionTyp) {
             settings.type = ClientAssertionType(
                 rawValue: try args.choice(
-                    "client-assertion-typ", ClientAssertionType.allCases.map(\.rawValue), default: "client-authentication+jwt"))!
+                    .clientAssertionTyp, ClientAssertionType.allCases.map(\.rawValue), default: "client-authentication+jwt"))!
         }
-        if args.has("client-assertion-aud") {
+        if args.has(.clientAssertionAud) {
             settings.audience = ClientAssertionAudience(
                 rawValue: try args.choice(
-                    "client-assertion-aud", ClientAssertionAudience.allCases.map(\.rawValue), default: "issuer"))!
+                    .clientAssertionAud, ClientAssertionAudience.allCases.map(\.rawValue), default: "issuer"))!
         }
         client.clientAssertion = settings
     }
@@ -43,17 +43,17 @@ enum ClientAssertionOptions {
     /// unless the method is private_key_jwt.
     static func keyFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
         guard client.authMethod == .privateKeyJWT else {
-            if args.has("client-key-file") {
+            if args.has(.clientKeyFile) {
                 throw UsageError("--client-key-file is for --auth-method private_key_jwt", command: "login")
             }
             return nil
         }
-        if let path = args.string("client-key-file") {
+        if let path = args.string(.clientKeyFile) {
             guard !path.isEmpty else { throw UsageError("--client-key-file needs a path", command: "login") }
             return absolute(path)
         }
         // A ready-made assertion replaces the remembered key.
-        if args.has("client-assertion-file") { return nil }
+        if args.has(.clientAssertionFile) { return nil }
         // None is the library's `missingClientKey`, worded by `LoginProblemWording`.
         return existing?.clientKeyFile
     }
@@ -63,31 +63,31 @@ enum ClientAssertionOptions {
     /// method is private_key_jwt. It goes instead of the key, never with it.
     static func clientAssertionFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
         guard client.authMethod == .privateKeyJWT else {
-            if args.has("client-assertion-file") {
+            if args.has(.clientAssertionFile) {
                 throw UsageError("--client-assertion-file is for --auth-method private_key_jwt", command: "login")
             }
             return nil
         }
-        if let path = args.string("client-assertion-file") {
+        if let path = args.string(.clientAssertionFile) {
             guard !path.isEmpty else { throw UsageError("--client-assertion-file needs a path", command: "login") }
-            if args.has("client-key-file") {
+            if args.has(.clientKeyFile) {
                 throw UsageError(
                     "--client-assertion-file and --client-key-file do not go together", command: "login",
                     hint: "a ready-made assertion, or one signed with the key: choose one")
             }
             return absolute(path)
         }
-        return args.has("client-key-file") ? nil : existing?.clientAssertionFile
+        return args.has(.clientKeyFile) ? nil : existing?.clientAssertionFile
     }
 
     /// The JWT bearer grant's assertion file to remember: `--assertion-file` made absolute, else the
     /// remembered one; only for `--flow jwt-bearer`, which needs it.
     static func assertionFile(_ args: ParsedArguments, existing: ProfileSettings?, flow: LoginFlow) throws -> String? {
         guard flow == .jwtBearer else {
-            if args.has("assertion-file") { throw UsageError("--assertion-file is for --flow jwt-bearer", command: "login") }
+            if args.has(.assertionFile) { throw UsageError("--assertion-file is for --flow jwt-bearer", command: "login") }
             return nil
         }
-        if let path = args.string("assertion-file") {
+        if let path = args.string(.assertionFile) {
             guard !path.isEmpty else { throw UsageError("--assertion-file needs a path", command: "login") }
             return absolute(path)
         }

@@ -5,7 +5,7 @@ import LatchkeyJOSE
 /// the provider sent, as validated: every member, the ones latchkey uses as it validated them.
 enum DiscoverCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let issuer = try context.arguments.required("issuer")
+        let issuer = try context.arguments.required(.issuer)
         let transport = ProfileAccess(context).transport()
         let discovered = try await TerminationSignals.startWatching().run {
             try await ProviderDiscovery.discoverDocument(issuer: issuer, transport: transport)

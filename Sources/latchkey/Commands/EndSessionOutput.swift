@@ -23,7 +23,7 @@ enum EndSessionOutput {
             return .unavailable("the provider's metadata has no end_session_endpoint; its session (if any) stays signed in")
         }
         var hint: String?
-        if context.arguments.has("id-token-hint") {
+        if context.arguments.has(.idTokenHint) {
             guard let idToken = stored.token.idToken else {
                 return .unavailable("--id-token-hint: the session holds no ID token")
             }
@@ -52,8 +52,8 @@ enum EndSessionOutput {
                     JSONValue.object(JSONObject([("event", .string("end_session")), ("url", .string(url.absoluteString))])).jsonText + "\n")
             }
             let args = context.arguments
-            let wantsQR = args.has("qr") && (!args.has("no-qr") || args.isLater("qr", than: "no-qr"))
-            let showQR = !context.console.quiet && (wantsQR || (context.console.stderrIsTTY && !args.has("no-qr")))
+            let wantsQR = args.has(.qr) && (!args.has(.noQR) || args.isLater(.qr, than: .noQR))
+            let showQR = !context.console.quiet && (wantsQR || (context.console.stderrIsTTY && !args.has(.noQR)))
             var text = "To end your session at the provider, open:\n\n    " + TerminalText.singleLine(url.absoluteString) + "\n\n"
             if showQR, let code = try? QRCode(text: url.absoluteString) {
                 text +=

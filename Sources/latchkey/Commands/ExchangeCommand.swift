@@ -12,7 +12,7 @@ enum ExchangeCommand {
 
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
-        let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
+        let format = try args.choice(.format, formats, default: context.globals.json ? "json" : "bare")
         let plan = try parse(args)
         let margin = try TokenCommand.refreshMargin(args)
         let access = ProfileAccess(context)
@@ -21,20 +21,20 @@ enum ExchangeCommand {
         let session = try access.session(settings, store: store)
         var request = plan
         // Read at each use, never copied: the files' tokens live only in this request.
-        if let path = args.string("subject-token-file"), let type = args.string("subject-token-type") {
+        if let path = args.string(.subjectTokenFile), let type = args.string(.subjectTokenType) {
             let urn = TokenExchange.tokenType(type)
-            request.subject = .given(token: try readToken(path, option: "subject-token-file", type: urn), type: urn)
+            request.subject = .given(token: try readToken(path, option: .subjectTokenFile, type: urn), type: urn)
         }
-        if let path = args.string("actor-token-file"), let type = args.string("actor-token-type") {
+        if let path = args.string(.actorTokenFile), let type = args.string(.actorTokenType) {
             let urn = TokenExchange.tokenType(type)
-            request.actor = (token: try readToken(path, option: "actor-token-file", type: urn), type: urn)
+            request.actor = (token: try readToken(path, option: .actorTokenFile, type: urn), type: urn)
         }
         let issued: ExchangedToken
         let asked = request
         do {
             issued = try await TerminationSignals.startWatching().run {
                 try await session.exchange(
-                    asked, margin: TokenCommand.refreshMargin(margin, settings: settings), cache: !args.has("no-cache"))
+                    asked, margin: TokenCommand.refreshMargin(margin, settings: settings), cache: !args.has(.noCache))
             }
         } catch {
             throw wording(error, request: request, profile: access.profile)
@@ -48,20 +48,20 @@ enum ExchangeCommand {
     /// that do not go together.
     static func parse(_ args: ParsedArguments) throws -> TokenExchange {
         var request = TokenExchange(
-            audiences: args.all("audience"), resources: args.all("resource"), scope: args.string("scope"),
-            requestedTokenType: try requestedType(args.string("requested-token-type")))
+            audiences: args.all(.audience), resources: args.all(.resource), scope: args.string(.scope),
+            requestedTokenType: try requestedType(args.string(.requestedTokenType)))
         for resource in request.resources where !ResourceIndicator.isValid(resource) {
             throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: "exchange")
         }
         for audience in request.audiences where audience.isEmpty || audience.contains(where: { $0.isNewline }) {
             throw UsageError("--audience must not be empty or span lines", command: "exchange")
         }
-        try pair(args, "subject-token-file", "subject-token-type")
-        try pair(args, "actor-token-file", "actor-token-type")
-        if args.has("subject-token-file") && args.has("subject") {
+        try pair(args, .subjectTokenFile, .subjectTokenType)
+        try pair(args, .actorTokenFile, .actorTokenType)
+        if args.has(.subjectTokenFile) && args.has(.subject) {
             throw UsageError("--subject and --subject-token-file name two subjects: give one", command: "exchange")
         }
-        switch try args.choice("subject", subjects, default: "access") {
+        switch try args.choice(.subject, subjects, default: "access") {
         case "refresh": request.subject = .refreshToken
         case "id": request.subject = .idToken
         default: request.subject = .accessToken
@@ -80,17 +80,19 @@ enum ExchangeCommand {
     }
 
     /// A file option and its type option come together or not at all.
-    static func pair(_ args: ParsedArguments, _ file: String, _ type: String) throws(UsageError) {
-        if args.has(file) && !args.has(type) { throw UsageError("--\(file) needs --\(type) (its token type URN)", command: "exchange") }
-        if args.has(type) && !args.has(file) { throw UsageError("--\(type) goes with --\(file)", command: "exchange") }
+    static func pair(_ args: ParsedArguments, _ file: OptionKey, _ type: OptionKey) throws(UsageError) {
+        if args.has(file) && !args.has(type) {
+            throw UsageError("\(file.longName) needs \(type.longName) (its token type URN)", command: "exchange")
+        }
+        if args.has(type) && !args.has(file) { throw UsageError("\(type.longName) goes with \(file.longName)", command: "exchange") }
     }
 
     /// The token in `path`, by the token-file rule (cli.md): owner-only (else exit 9), one line,
     /// a JWT when `type` is one (jwt, id_token), else exit 2 naming the file.
-    static func readToken(_ path: String, option: String, type: String) throws -> String {
+    static func readToken(_ path: String, option: OptionKey, type: String) throws -> String {
         let jwt = type == TokenExchange.tokenType("jwt") || type == TokenExchange.tokenType("id_token")
         do { return try CredentialFileReader.read(path, as: jwt ? .jwt : .token) } catch {
-            throw CredentialFileWording.failure(error, option: option, command: "exchange")
+            throw CredentialFileWording.failure(error, option: option.rawValue, command: "exchange")
         }
     }
 

@@ -37,10 +37,10 @@ enum FetchCommand {
         let args = context.arguments
         let access = ProfileAccess(context)
         let settings = try access.profiles.load(access.profile)
-        let signIn = args.has("sign-in")
+        let signIn = args.has(.signIn)
         let flow = try signInFlow(args, remembered: settings?.signInFlow)
         // Checked before anything is sent: a sign-in the resource asks for must have a client.
-        if signIn, (args.string("client-id") ?? settings?.client.clientID ?? "").isEmpty {
+        if signIn, (args.string(.clientID) ?? settings?.client.clientID ?? "").isEmpty {
             throw UsageError(
                 "--sign-in needs a client: the profile remembers none", command: "fetch",
                 hint: "pass --client-id ID (the client registered at the issuer the resource names)")
@@ -74,7 +74,7 @@ enum FetchCommand {
                     throw try signInHint(metadata, context: context, url: plan.request.url, signedInAt: attempt.issuer)
                 }
                 let target = try await ResourceSignIn.target(
-                    metadata, preferred: args.string("issuer"), transport: base, command: "fetch")
+                    metadata, preferred: args.string(.issuer), transport: base, command: "fetch")
                 _ = try await LoginCommand.perform(
                     ResourceSignIn.applying(target, to: loginContext(context, flow: flow)), authentication: AuthenticationRequirement())
                 signedIn = true
@@ -186,14 +186,14 @@ enum FetchCommand {
     /// (cli.md: "the profile's flow"), else the device flow.
     static func signInFlow(_ args: ParsedArguments, remembered: String?) throws -> LoginFlow {
         let fallback = remembered.flatMap(LoginFlow.init(rawValue:)).flatMap { personFlows.contains($0) ? $0 : nil } ?? .device
-        return LoginFlow(rawValue: try args.choice("flow", personFlows.map(\.rawValue), default: fallback.rawValue))!
+        return LoginFlow(rawValue: try args.choice(.flow, personFlows.map(\.rawValue), default: fallback.rawValue))!
     }
 
     /// The context a sign-in runs in: the fetch's options (client, secrets, timeout) as login's,
     /// its events on stderr (stdout is the response's).
     static func loginContext(_ context: CommandContext, flow: LoginFlow) -> CommandContext {
         var args = context.arguments
-        args.record("flow", flow.rawValue, order: 2_000_000)
+        args.record(.flow, flow.rawValue, order: 2_000_000)
         return CommandContext(
             arguments: args, globals: context.globals, environment: context.environment, console: context.console.dataOnStderr)
     }
@@ -208,7 +208,7 @@ enum FetchCommand {
         let trusted = metadata.authorizationServers.isEmpty ? "no issuer" : ResourceSignIn.list(metadata.authorizationServers)
         let prefix = profile == "default" ? "latchkey" : "latchkey --profile \(profile)"
         let remembered = (try? ProfileAccess(context).profiles.load(profile))??.client.clientID
-        let clientID = TerminalText.singleLine(context.arguments.string("client-id") ?? remembered ?? "ID")
+        let clientID = TerminalText.singleLine(context.arguments.string(.clientID) ?? remembered ?? "ID")
         let target = TerminalText.singleLine(url.withoutQueryAndFragment)
         if let signedInAt {
             return CommandFailure(
@@ -260,14 +260,14 @@ enum FetchCommand {
             throw UsageError("the URL must be https (http only to loopback): \(error)", command: "fetch")
         }
         var headers: [(name: String, value: String)] = []
-        for line in args.all("header") { headers.append(try header(line)) }
+        for line in args.all(.header) { headers.append(try header(line)) }
         var body: [UInt8] = []
-        let hasData = args.has("data")
-        if let data = args.string("data") { body = try readData(data) }
+        let hasData = args.has(.data)
+        if let data = args.string(.data) { body = try readData(data) }
         if hasData, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))  // as curl --data does
         }
-        let method = args.string("request") ?? (hasData ? "POST" : "GET")
+        let method = args.string(.request) ?? (hasData ? "POST" : "GET")
         // Sent as given in the request line and a DPoP proof's `htm` alike (methods are case-sensitive).
         guard HTTPRequest.isValidMethod(method) else {
             throw UsageError(
@@ -275,15 +275,15 @@ enum FetchCommand {
                 hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
-        var plan = Plan(request: request, include: args.has("include"), output: args.string("output"))
-        let audiences = args.all("exchange-audience"), resources = args.all("exchange-resource")
+        var plan = Plan(request: request, include: args.has(.include), output: args.string(.output))
+        let audiences = args.all(.exchangeAudience), resources = args.all(.exchangeResource)
         if !audiences.isEmpty || !resources.isEmpty {
             for resource in resources where !ResourceIndicator.isValid(resource) {
                 throw UsageError(
                     "--exchange-resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: "fetch")
             }
-            plan.exchange = TokenExchange(audiences: audiences, resources: resources, scope: args.string("exchange-scope"))
-        } else if args.has("exchange-scope") {
+            plan.exchange = TokenExchange(audiences: audiences, resources: resources, scope: args.string(.exchangeScope))
+        } else if args.has(.exchangeScope) {
             throw UsageError("--exchange-scope goes with --exchange-audience or --exchange-resource", command: "fetch")
         }
         return plan

@@ -9,7 +9,7 @@ enum LoginCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         var context = context
         let authentication = try authenticationRequirement(context.arguments)
-        if let text = context.arguments.string("resource-url") {
+        if let text = context.arguments.string(.resourceURL) {
             context = try await ResourceSignIn.resolving(context, resourceURL: text, command: "login")
         }
         return try await perform(context, authentication: authentication)
@@ -19,15 +19,15 @@ enum LoginCommand {
     /// `authentication` of the person's sign-in; `fetch --sign-in` comes here too.
     static func perform(_ context: CommandContext, authentication: AuthenticationRequirement) async throws -> Int32 {
         let args = context.arguments
-        let flow = LoginFlow(rawValue: try args.choice("flow", LoginFlow.allCases.map(\.rawValue), default: "device"))!
-        let wantsQR = args.has("qr") && (!args.has("no-qr") || args.isLater("qr", than: "no-qr"))
-        let refusesQR = args.has("no-qr") && !wantsQR
+        let flow = LoginFlow(rawValue: try args.choice(.flow, LoginFlow.allCases.map(\.rawValue), default: "device"))!
+        let wantsQR = args.has(.qr) && (!args.has(.noQR) || args.isLater(.qr, than: .noQR))
+        let refusesQR = args.has(.noQR) && !wantsQR
         // QR codes only make sense for the device flow: the code flow's URL leads to this machine.
         let showQR =
             flow == .device && !refusesQR && !context.console.quiet
             && (wantsQR || (context.console.stderrIsTTY && !context.globals.json))
         let backchannel = try backchannelRequest(args, flow: flow)
-        let qrFile = try args.string("qr-file").map { path throws -> QRImageFile in
+        let qrFile = try args.string(.qrFile).map { path throws -> QRImageFile in
             // Only the device flow has an address to scan: the code flow's leads back to this
             // machine, and CIBA has none (the person is asked on their own device).
             guard flow == .device else {
@@ -37,7 +37,7 @@ enum LoginCommand {
         }
         let presenter = LoginPresenter(
             console: context.console, json: context.globals.json, showQR: showQR,
-            openBrowser: args.has("open"), flow: flow, qrFile: qrFile)
+            openBrowser: args.has(.open), flow: flow, qrFile: qrFile)
         // The image of a code is never left behind: success, failure and SIGINT all come through here.
         defer { qrFile?.remove() }
         do {
@@ -52,15 +52,15 @@ enum LoginCommand {
     /// `--login-hint` and `--binding-message`, which only CIBA takes, as the library's request.
     static func backchannelRequest(_ args: ParsedArguments, flow: LoginFlow) throws -> BackchannelAuthenticationRequest? {
         guard flow == .ciba else {
-            for name in ["login-hint", "binding-message"] where args.has(name) {
-                throw UsageError("--\(name) is for --flow ciba", command: "login")
+            for key in [OptionKey.loginHint, .bindingMessage] where args.has(key) {
+                throw UsageError("\(key.longName) is for --flow ciba", command: "login")
             }
             return nil
         }
-        guard let hint = args.string("login-hint"), !hint.isEmpty else {
+        guard let hint = args.string(.loginHint), !hint.isEmpty else {
             throw LoginProblemWording.error(.missingLoginHint)
         }
-        let message = args.string("binding-message")
+        let message = args.string(.bindingMessage)
         if let message, let problem = BackchannelAuthenticationRequest.bindingMessageProblem(message) {
             throw UsageError("--binding-message: \(problem.description)", command: "login")
         }
@@ -78,7 +78,7 @@ enum LoginCommand {
         let access = ProfileAccess(context)
         let existing = try access.profiles.load(access.profile)
         let settings = try settings(from: context, existing: existing, access: access)
-        let timeout = try context.arguments.positiveSeconds("timeout")
+        let timeout = try context.arguments.positiveSeconds(.timeout)
         presenter.issuer = settings.client.issuer
         if gitProfileTurnsDPoPOff(context.arguments, existing: existing) {
             presenter.warning(
@@ -128,15 +128,15 @@ enum LoginCommand {
     /// `--acr-values "A B"` and `--max-age N` (OIDC Core §3.1.2.1) as the library's requirement.
     static func authenticationRequirement(_ args: ParsedArguments) throws -> AuthenticationRequirement {
         var requirement = AuthenticationRequirement()
-        if let text = args.string("acr-values") {
+        if let text = args.string(.acrValues) {
             let values = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             guard !values.isEmpty, values.allSatisfy({ CharacterClass.isVisibleASCII($0) }) else {
                 throw UsageError("--acr-values needs space-separated values of printable ASCII", command: "login")
             }
             requirement.acrValues = values
         }
-        if args.has("max-age") {
-            let n = try args.nonNegativeInteger("max-age", default: 0)
+        if args.has(.maxAge) {
+            let n = try args.nonNegativeInteger(.maxAge, default: 0)
             guard n <= ResourceChallenge.maxMaxAge else {
                 throw UsageError("--max-age must be at most \(ResourceChallenge.maxMaxAge) seconds", command: "login")
             }
@@ -147,57 +147,57 @@ enum LoginCommand {
 
     /// `--require-dpop-for-offline-access` as the library's policy.
     static func offlineAccessPolicy(_ args: ParsedArguments) -> OfflineAccessPolicy {
-        args.has("require-dpop-for-offline-access") ? .requireDPoP : .warn
+        args.has(.requireDPoPForOfflineAccess) ? .requireDPoP : .warn
     }
 
     /// True when `--credential-host` without `--dpop` changes the profile's DPoP mode to `never`:
     /// git's password is a Bearer token (`credential get` refuses a DPoP-bound one).
     static func gitProfileTurnsDPoPOff(_ args: ParsedArguments, existing: ProfileSettings?) -> Bool {
-        args.has("credential-host") && !args.has("dpop") && (existing?.client.dpop ?? .auto) != .never
+        args.has(.credentialHost) && !args.has(.dpop) && (existing?.client.dpop ?? .auto) != .never
     }
 
     /// The settings to sign in with: the options given, over what the profile remembers.
     static func settings(from context: CommandContext, existing: ProfileSettings?, access: ProfileAccess) throws -> ProfileSettings {
         let args = context.arguments
-        let flow = LoginFlow(rawValue: try args.choice("flow", LoginFlow.allCases.map(\.rawValue), default: "device"))!
+        let flow = LoginFlow(rawValue: try args.choice(.flow, LoginFlow.allCases.map(\.rawValue), default: "device"))!
         let profileHint = access.profile == "default" ? "" : " of profile '\(access.profile)'"
-        guard let issuer = args.string("issuer") ?? existing?.client.issuer, !issuer.isEmpty else {
+        guard let issuer = args.string(.issuer) ?? existing?.client.issuer, !issuer.isEmpty else {
             throw UsageError("--issuer is required on the first login\(profileHint)", command: "login")
         }
-        guard let clientID = args.string("client-id") ?? existing?.client.clientID, !clientID.isEmpty else {
+        guard let clientID = args.string(.clientID) ?? existing?.client.clientID, !clientID.isEmpty else {
             throw UsageError("--client-id is required on the first login\(profileHint)", command: "login")
         }
         var client = ProfileSettings.startingConfiguration(remembered: existing, issuer: issuer, clientID: clientID)
-        if let scope = args.string("scope") {
+        if let scope = args.string(.scope) {
             let scopes = scope.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             guard !scopes.isEmpty else { throw UsageError("--scope needs at least one scope", command: "login") }
             client.scopes = scopes
         }
-        if let uri = args.string("redirect-uri") { client.redirectURI = uri }
-        if args.has("pkce") {
-            client.pkce = PKCEMode(rawValue: try args.choice("pkce", PKCEMode.allCases.map(\.rawValue), default: "auto"))!
+        if let uri = args.string(.redirectURI) { client.redirectURI = uri }
+        if args.has(.pkce) {
+            client.pkce = PKCEMode(rawValue: try args.choice(.pkce, PKCEMode.allCases.map(\.rawValue), default: "auto"))!
         }
-        if args.has("dpop") {
-            client.dpop = DPoPMode(rawValue: try args.choice("dpop", DPoPMode.allCases.map(\.rawValue), default: "auto"))!
-        } else if args.has("credential-host") {
+        if args.has(.dpop) {
+            client.dpop = DPoPMode(rawValue: try args.choice(.dpop, DPoPMode.allCases.map(\.rawValue), default: "auto"))!
+        } else if args.has(.credentialHost) {
             client.dpop = .never  // a git profile is a Bearer profile (gitProfileTurnsDPoPOff)
         }
         let secret = try SecretInput.clientSecret(context)
-        if args.has("auth-method") {
+        if args.has(.authMethod) {
             client.authMethod = ClientAuthMethod(
                 rawValue: try args.choice(
-                    "auth-method", ClientAuthMethod.allCases.map(\.rawValue), default: "none"))!
+                    .authMethod, ClientAuthMethod.allCases.map(\.rawValue), default: "none"))!
         } else if secret != nil && client.authMethod == .none {
             client.authMethod = .clientSecretBasic
         }
         try ClientAssertionOptions.apply(args, existing: existing, to: &client)
         var endpoints = client.endpoints
         for (key, keyPath) in [
-            ("device-authorization-endpoint", \EndpointOverrides.deviceAuthorization),
-            ("token-endpoint", \EndpointOverrides.token),
-            ("authorization-endpoint", \EndpointOverrides.authorization),
-            ("revocation-endpoint", \EndpointOverrides.revocation),
-            ("jwks-uri", \EndpointOverrides.jwksURI)
+            (OptionKey.deviceAuthorizationEndpoint, \EndpointOverrides.deviceAuthorization),
+            (.tokenEndpoint, \EndpointOverrides.token),
+            (.authorizationEndpoint, \EndpointOverrides.authorization),
+            (.revocationEndpoint, \EndpointOverrides.revocation),
+            (.jwksURI, \EndpointOverrides.jwksURI)
         ] {
             guard let value = args.string(key) else { continue }
             endpoints[keyPath: keyPath] = value
@@ -206,7 +206,7 @@ enum LoginCommand {
         try requestExtensions(args, into: &client)
 
         var requested: KeySource?
-        if let text = args.string("key-source") {
+        if let text = args.string(.keySource) {
             guard let source = KeySource(name: text) else {
                 throw UsageError(
                     "--key-source must be machine, passphrase, credential or file:PATH, got '\(text)'",
@@ -232,7 +232,7 @@ enum LoginCommand {
         // Which settings go together is the library's rule; only the words are the CLI's.
         try LoginProblemWording.check(
             settings, flow: flow, clientSecret: secret != nil,
-            loginHint: flow != .ciba || args.string("login-hint").map { !$0.isEmpty } == true,
+            loginHint: flow != .ciba || args.string(.loginHint).map { !$0.isEmpty } == true,
             offlineAccess: offlineAccessPolicy(args))
         do {
             settings.keySource = try ProfileSettings.keySource(
@@ -252,12 +252,12 @@ enum LoginCommand {
     /// `--par`, `--resource` (repeatable) and `--param NAME=VALUE` (repeatable), over what the
     /// profile remembers: given resources or parameters replace the remembered list as a whole.
     static func requestExtensions(_ args: ParsedArguments, into client: inout ClientConfiguration) throws {
-        if args.has("par") {
-            client.par = PARMode(rawValue: try args.choice("par", PARMode.allCases.map(\.rawValue), default: "auto"))!
+        if args.has(.par) {
+            client.par = PARMode(rawValue: try args.choice(.par, PARMode.allCases.map(\.rawValue), default: "auto"))!
         }
-        let resources = args.all("resource")
+        let resources = args.all(.resource)
         if !resources.isEmpty { client.resources = resources }
-        let params = args.all("param")
+        let params = args.all(.param)
         if !params.isEmpty {
             client.extraParameters = try params.map { text in
                 guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
@@ -291,15 +291,15 @@ enum LoginCommand {
         settings.clientCertificateFile = existing?.clientCertificateFile
         settings.clientCertificateKeyFile = existing?.clientCertificateKeyFile
         for (key, path) in [
-            ("client-cert-file", \ProfileSettings.clientCertificateFile),
-            ("client-cert-key-file", \ProfileSettings.clientCertificateKeyFile)
+            (OptionKey.clientCertFile, \ProfileSettings.clientCertificateFile),
+            (.clientCertKeyFile, \ProfileSettings.clientCertificateKeyFile)
         ] {
             guard let value = args.string(key) else { continue }
-            guard !value.isEmpty else { throw UsageError("--\(key) needs a file name", command: "login") }
+            guard !value.isEmpty else { throw UsageError("\(key.longName) needs a file name", command: "login") }
             settings[keyPath: path] = ClientCertificateFiles.absolute(value)
         }
         let method = settings.client.authMethod
-        let given = args.has("client-cert-file") || args.has("client-cert-key-file")
+        let given = args.has(.clientCertFile) || args.has(.clientCertKeyFile)
         // Switching to a method without certificates forgets remembered ones; given ones are kept
         // (a certificate can bind the tokens of a client_secret_* client too, RFC 8705 §3).
         if !method.usesClientCertificate && !given {
@@ -319,8 +319,11 @@ enum LoginCommand {
         _ args: ParsedArguments, existing: ProfileSettings?,
         into settings: inout ProfileSettings
     ) throws {
-        for setting in [RememberedSetting.credentialHost, .credentialUsername, .postLogoutRedirectURI] {
-            let value = try args.string(setting.name).map { try RememberedSettingWording.checked(setting, $0, command: "login") }
+        for (key, setting) in [
+            (OptionKey.credentialHost, RememberedSetting.credentialHost), (.credentialUsername, .credentialUsername),
+            (.postLogoutRedirectURI, .postLogoutRedirectURI)
+        ] {
+            let value = try args.string(key).map { try RememberedSettingWording.checked(setting, $0, command: "login") }
             setting.set(&settings, value ?? existing.flatMap(setting.get))
         }
     }

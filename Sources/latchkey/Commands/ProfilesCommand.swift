@@ -86,7 +86,7 @@ enum ProfilesCommand {
 
     /// The passphrase from a file or the environment, never a prompt.
     static func nonInteractivePassphrase(_ context: CommandContext) throws -> PassphraseProvider {
-        if let path = context.arguments.string("passphrase-file") {
+        if let path = context.arguments.string(.passphraseFile) {
             let bytes = try SecretInput.readSecretFile(path, option: "passphrase-file", command: "profiles")
             return { SecretBytes(bytes) }
         }

@@ -73,15 +73,15 @@ enum ResourceSignIn {
     static func applying(_ target: Target, to context: CommandContext) -> CommandContext {
         var args = context.arguments
         var order = 1_000_000
-        func record(_ key: String, _ value: String) {
+        func record(_ key: OptionKey, _ value: String) {
             order += 1
             args.record(key, value, order: order)
         }
-        record("issuer", target.issuer)
-        record("resource", target.metadata.resource)
-        if !context.arguments.has("scope"), let scopes = target.metadata.scopesSupported, !scopes.isEmpty {
+        record(.issuer, target.issuer)
+        record(.resource, target.metadata.resource)
+        if !context.arguments.has(.scope), let scopes = target.metadata.scopesSupported, !scopes.isEmpty {
             let usable = scopes.filter { !$0.isEmpty && CharacterClass.isVisibleASCII($0) && !$0.contains(",") }
-            record("scope", (usable.contains("openid") ? usable : ["openid"] + usable).joined(separator: " "))
+            record(.scope, (usable.contains("openid") ? usable : ["openid"] + usable).joined(separator: " "))
         }
         return CommandContext(arguments: args, globals: context.globals, environment: context.environment, console: context.console)
     }
@@ -95,7 +95,7 @@ enum ResourceSignIn {
         guard url.fragment == nil else { throw UsageError("--resource-url cannot have a fragment", command: command) }
         let access = ProfileAccess(context)
         let transport = access.transport(settings: try access.profiles.load(access.profile))
-        let found = try await target(for: url, preferred: context.arguments.string("issuer"), transport: transport, command: command)
+        let found = try await target(for: url, preferred: context.arguments.string(.issuer), transport: transport, command: command)
         return applying(found, to: context)
     }
 }

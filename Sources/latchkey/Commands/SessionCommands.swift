@@ -38,12 +38,12 @@ enum SessionCommands {
             context.console.info("Profile '\(access.profile)' was not signed in.\n")
             return 0
         }
-        let revoke = !context.arguments.has("no-revoke")
+        let revoke = !context.arguments.has(.noRevoke)
         let store = try access.tokenStore(settings)
         let session = try access.session(settings, store: store)
         // Read before the file is deleted: the provider's metadata and the ID token are in it.
         let endSession =
-            context.arguments.has("end-session") ? try EndSessionOutput.request(context, settings: settings, store: store) : nil
+            context.arguments.has(.endSession) ? try EndSessionOutput.request(context, settings: settings, store: store) : nil
         let warnings = try await TerminationSignals.startWatching().run { try await session.logout(revoke: revoke) }
         if let endSession { EndSessionOutput.show(endSession, context) }
         for warning in warnings { context.console.warn(wording(warning)) }

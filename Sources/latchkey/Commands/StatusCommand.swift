@@ -6,10 +6,10 @@ import LatchkeyJOSE
 /// not signed in (after printing what is known).
 enum StatusCommand {
     static func run(_ context: CommandContext) throws -> Int32 {
-        if try context.arguments.choice("format", ["text", "openmetrics"], default: "text") == "openmetrics" {
+        if try context.arguments.choice(.format, ["text", "openmetrics"], default: "text") == "openmetrics" {
             return try StatusMetrics.run(context)
         }
-        if context.arguments.has("all-profiles") {
+        if context.arguments.has(.allProfiles) {
             throw UsageError("--all-profiles needs --format openmetrics", command: "status")
         }
         let access = ProfileAccess(context)

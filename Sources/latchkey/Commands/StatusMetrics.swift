@@ -14,7 +14,7 @@ enum StatusMetrics {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let access = ProfileAccess(context)
-        let names = context.arguments.has("all-profiles") ? access.profiles.list() : [access.profile]
+        let names = context.arguments.has(.allProfiles) ? access.profiles.list() : [access.profile]
         let passphrase = try ProfilesCommand.nonInteractivePassphrase(context)
         let now = Timestamp.now()
         let rows = names.map { name in Row(profile: name, status: read(access, name, passphrase: passphrase, now: now)) }

@@ -13,14 +13,14 @@ enum TokenCommand {
     /// forced; nil when a refresh is needed. Reads two small files, no network, no threads.
     static func cached(_ context: CommandContext) throws -> Int32? {
         let args = context.arguments
-        let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
+        let format = try args.choice(.format, formats, default: context.globals.json ? "json" : "bare")
         let givenMargin = try refreshMargin(args)
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let margin = refreshMargin(givenMargin, settings: settings)
         // A forced refresh reads the file under the lock only.
-        if args.has("force-refresh") { return nil }
+        if args.has(.forceRefresh) { return nil }
         let store = try access.tokenStore(settings)
         // The whole session, not only the token: a DPoP-bound one signs its proof from the file alone.
         let now = Timestamp.now()
@@ -53,8 +53,8 @@ enum TokenCommand {
     /// `--min-ttl` as given, nil when absent; checked before anything else is read, so a bad value
     /// is a usage error whatever the profile's state.
     static func refreshMargin(_ args: ParsedArguments) throws(UsageError) -> RefreshMargin? {
-        guard args.has("min-ttl") else { return nil }
-        return .seconds(Double(try args.nonNegativeInteger("min-ttl", default: 60)))
+        guard args.has(.minTTL) else { return nil }
+        return .seconds(Double(try args.nonNegativeInteger(.minTTL, default: 60)))
     }
 
     /// The margin to use: `--min-ttl`, else the profile's `config set min-ttl` (used as given), else
@@ -91,9 +91,9 @@ enum TokenCommand {
     /// Refreshes (single-flight across processes, in the library) and prints the new token.
     static func run(_ context: CommandContext) async throws -> Int32 {
         let args = context.arguments
-        let format = try args.choice("format", formats, default: context.globals.json ? "json" : "bare")
+        let format = try args.choice(.format, formats, default: context.globals.json ? "json" : "bare")
         let givenMargin = try refreshMargin(args)
-        let force = args.has("force-refresh")
+        let force = args.has(.forceRefresh)
         let target = try ProofTarget.optional(args, command: "token")
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()

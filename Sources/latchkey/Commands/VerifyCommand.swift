@@ -71,15 +71,15 @@ enum VerifyCommand {
     /// Validates the options and reads the token (argument, or stdin for `-` or none).
     static func parse(_ context: CommandContext) throws -> Request {
         let args = context.arguments
-        let jwks = args.string("jwks")
-        let issuer = args.string("issuer")
+        let jwks = args.string(.jwks)
+        let issuer = args.string(.issuer)
         guard jwks != nil || issuer != nil else {
             throw UsageError("verify needs keys: --jwks FILE|URL or --issuer URL", command: "verify")
         }
         if let jwks, jwks.isEmpty { throw UsageError("--jwks needs a file or URL", command: "verify") }
         if let issuer, issuer.isEmpty { throw UsageError("--issuer needs a URL", command: "verify") }
         var algorithms = Set(JWSAlgorithm.allCases)
-        if let list = args.string("alg") {
+        if let list = args.string(.alg) {
             algorithms = []
             for name in list.split(separator: ",").map({ String($0).strippingSpaces }) where !name.isEmpty {
                 guard let alg = JWSAlgorithm(rawValue: name) else {
@@ -91,9 +91,9 @@ enum VerifyCommand {
             }
             guard !algorithms.isEmpty else { throw UsageError("--alg needs at least one algorithm", command: "verify") }
         }
-        let leeway = Int64(try args.nonNegativeInteger("leeway", default: 60))
+        let leeway = Int64(try args.nonNegativeInteger(.leeway, default: 60))
         var at: Timestamp?
-        if let text = args.string("at") {
+        if let text = args.string(.at) {
             guard let date = parseTime(text) else {
                 throw UsageError(
                     "--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
@@ -101,13 +101,13 @@ enum VerifyCommand {
             }
             at = date
         }
-        if at != nil && args.has("no-time-check") {
+        if at != nil && args.has(.noTimeCheck) {
             throw UsageError("--at and --no-time-check contradict each other", command: "verify")
         }
         let token = try readToken(args.positionals.first)
         return Request(
-            token: token, jwks: jwks, issuer: issuer, audience: args.string("audience"),
-            algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has("no-time-check"))
+            token: token, jwks: jwks, issuer: issuer, audience: args.string(.audience),
+            algorithms: algorithms, leeway: leeway, at: at, timeCheck: !args.has(.noTimeCheck))
     }
 
     /// What the request leaves open, one line each (printed unless `--quiet`; exit codes unchanged).
@@ -119,7 +119,7 @@ enum VerifyCommand {
                 "a token on the command line is visible to other users (ps, /proc/PID/cmdline); "
                     + "pass it on stdin instead: latchkey verify - < FILE")
         }
-        if args.string("audience") == nil {
+        if args.string(.audience) == nil {
             lines.append("no --audience: the token's aud is not checked, so a token issued to any client passes")
         }
         return lines

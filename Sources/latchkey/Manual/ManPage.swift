@@ -29,7 +29,7 @@ enum ManPage {
         for spec in CommandCatalog.globalOptions + CommandCatalog.all.flatMap(\.options) {
             for name in spec.environment where !seen.contains(name) {
                 seen.append(name)
-                out += ".TP\n.B \(RoffText.escape(name))\nthe default of \\fB\(RoffText.escape(spec.names.last ?? spec.key))\\fR\n"
+                out += ".TP\n.B \(RoffText.escape(name))\nthe default of \\fB\(RoffText.escape(spec.names.last ?? spec.key.longName))\\fR\n"
             }
         }
         out += """

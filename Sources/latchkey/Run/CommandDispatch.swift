@@ -1,8 +1,8 @@
 /// Sends a parsed command line to the command that implements it.
 ///
-/// Command names are written once, in `CommandCatalog`: this table is keyed by the catalog's own
-/// specs, so a renamed command cannot leave a stale string behind, and a test checks that every
-/// command of the catalog has exactly one entry here.
+/// Command names are written once, in `CommandName`: the runner is chosen by an exhaustive switch
+/// over it, so a command cannot be left without a runner or given two, and a renamed command
+/// leaves no stale string behind.
 enum CommandDispatch {
     /// How a command runs: some finish without waiting (a cached token, local files), which keeps
     /// the hot path off the async runtime; the rest need it.
@@ -15,59 +15,50 @@ enum CommandDispatch {
         case asynchronous(@Sendable (CommandContext) async throws -> Int32)
     }
 
-    /// `token`'s runner, which the hot path finds without the table: making `runners` builds every
-    /// command's spec, help text and all (51 K of a cached `latchkey token`'s instructions).
-    static let tokenRunner = Runner.synchronousFirst(TokenCommand.cached, then: TokenCommand.run)
-
-    /// Every command of `CommandCatalog.all`, with how it runs.
-    static let runners: [(spec: CommandSpec, runner: Runner)] = [
-        (CommandCatalog.login, .asynchronous(LoginCommand.run)),
-        (CommandCatalog.token, tokenRunner),
-        (CommandCatalog.proof, .synchronousFirst(ProofCommand.cached, then: ProofCommand.run)),
-        (CommandCatalog.idToken, .synchronous(StoredTokenCommands.idToken)),
-        (CommandCatalog.claims, .synchronous(StoredTokenCommands.claims)),
-        (CommandCatalog.status, .synchronous(StatusCommand.run)),
-        (CommandCatalog.refresh, .asynchronous(SessionCommands.refresh)),
-        (CommandCatalog.logout, .asynchronous(SessionCommands.logout)),
-        (CommandCatalog.verify, .asynchronous(VerifyCommand.run)),
-        (CommandCatalog.discover, .asynchronous(DiscoverCommand.run)),
-        (CommandCatalog.profiles, .synchronous(ProfilesCommand.run)),
-        (CommandCatalog.fetch, .asynchronous(FetchCommand.run)),
-        (CommandCatalog.credential, .asynchronous(CredentialCommand.run)),
-        (CommandCatalog.exchange, .asynchronous(ExchangeCommand.run)),
-        (CommandCatalog.config, .asynchronous(ConfigCommand.run)),
-        (CommandCatalog.register, .asynchronous(RegisterCommand.run)),
-        (CommandCatalog.completion, .synchronous(CompletionCommand.run)),
-        (CommandCatalog.manual, .synchronous({ CompletionCommand.manual($0) }))
-    ]
-
-    /// The runner of the parsed command (the parser has already resolved aliases to the spec).
-    static func runner(for command: CommandSpec) -> Runner? {
-        // The parser has built `token`'s spec already; comparing with it builds nothing else.
-        if command.name == CommandCatalog.token.name { return tokenRunner }
-        return runners.first { $0.spec.name == command.name }?.runner
+    /// How `command` runs. A switch, not a table of every command: the hot path builds nothing for
+    /// the commands it does not run (a table of specs cost a cached `latchkey token` 51 K instructions).
+    static func runner(for command: CommandName) -> Runner {
+        switch command {
+        case .login: .asynchronous(LoginCommand.run)
+        case .token: .synchronousFirst(TokenCommand.cached, then: TokenCommand.run)
+        case .proof: .synchronousFirst(ProofCommand.cached, then: ProofCommand.run)
+        case .idToken: .synchronous(StoredTokenCommands.idToken)
+        case .claims: .synchronous(StoredTokenCommands.claims)
+        case .status: .synchronous(StatusCommand.run)
+        case .refresh: .asynchronous(SessionCommands.refresh)
+        case .logout: .asynchronous(SessionCommands.logout)
+        case .verify: .asynchronous(VerifyCommand.run)
+        case .discover: .asynchronous(DiscoverCommand.run)
+        case .profiles: .synchronous(ProfilesCommand.run)
+        case .fetch: .asynchronous(FetchCommand.run)
+        case .credential: .asynchronous(CredentialCommand.run)
+        case .exchange: .asynchronous(ExchangeCommand.run)
+        case .config: .asynchronous(ConfigCommand.run)
+        case .register: .asynchronous(RegisterCommand.run)
+        case .completion: .synchronous(CompletionCommand.run)
+        case .manual: .synchronous({ CompletionCommand.manual($0) })
+        }
     }
 
     /// Runs the command named in `context` and returns its exit code.
     static func run(_ context: CommandContext) async throws -> Int32 {
         guard let command = context.arguments.command else { return 2 }
-        switch runner(for: command) {
-        case .synchronous(let run)?: return try run(context)
-        case .synchronousFirst(let first, let then)?:
+        switch runner(for: command.id) {
+        case .synchronous(let run): return try run(context)
+        case .synchronousFirst(let first, let then):
             if let code = try first(context) { return code }
             return try await then(context)
-        case .asynchronous(let run)?: return try await run(context)
-        case nil: throw UsageError("unknown command '\(command.name)'")
+        case .asynchronous(let run): return try await run(context)
         }
     }
 
     /// Runs the command if it can finish without waiting; nil when it needs the async path.
     static func runSynchronously(_ context: CommandContext) throws -> Int32? {
         guard let command = context.arguments.command else { return nil }
-        switch runner(for: command) {
-        case .synchronous(let run)?: return try run(context)
-        case .synchronousFirst(let first, _)?: return try first(context)
-        case .asynchronous?, nil: return nil
+        switch runner(for: command.id) {
+        case .synchronous(let run): return try run(context)
+        case .synchronousFirst(let first, _): return try first(context)
+        case .asynchronous: return nil
         }
     }
 }

@@ -20,16 +20,16 @@ struct GlobalOptions: Sendable {
 
     /// Resolves the globals from the parsed command line and the environment.
     init(_ parsed: ParsedArguments, environment: ProcessEnvironment) throws(UsageError) {
-        profile = try ProfileName.validated(parsed.string("profile") ?? environment["LATCHKEY_PROFILE"] ?? "default")
-        stateDirectoryOverride = parsed.string("state-dir") ?? environment["LATCHKEY_STATE_DIR"]
+        profile = try ProfileName.validated(parsed.string(.profile) ?? environment["LATCHKEY_PROFILE"] ?? "default")
+        stateDirectoryOverride = parsed.string(.stateDir) ?? environment["LATCHKEY_STATE_DIR"]
         if let dir = stateDirectoryOverride, dir.isEmpty {
             throw UsageError("--state-dir needs a directory")
         }
-        caFileOption = parsed.string("ca-file")
+        caFileOption = parsed.string(.caFile)
         caFile = caFileOption ?? environment["LATCHKEY_CA_FILE"] ?? environment["SSL_CERT_FILE"]
-        json = parsed.has("json")
-        verbose = parsed.has("verbose")
-        quiet = parsed.has("quiet")
+        json = parsed.has(.json)
+        verbose = parsed.has(.verbose)
+        quiet = parsed.has(.quiet)
         if verbose && quiet {
             throw UsageError("--verbose and --quiet contradict each other")
         }

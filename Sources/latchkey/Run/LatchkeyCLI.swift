@@ -13,11 +13,11 @@ enum LatchkeyCLI {
     static func prepare(arguments: [String], environment: ProcessEnvironment) -> Start {
         do {
             let parsed = try ArgumentParser().parse(arguments)
-            if parsed.has("help") {
+            if parsed.has(.help) {
                 Console.write(1, parsed.command.map(HelpText.command) ?? HelpText.tool(version: ToolVersion.number))
                 return .exit(0)
             }
-            if parsed.has("version") {
+            if parsed.has(.version) {
                 Console.write(1, ToolVersion.line + "\n")
                 return .exit(0)
             }

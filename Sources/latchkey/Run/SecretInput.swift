@@ -8,7 +8,7 @@ import LatchkeyHTTP
 enum SecretInput {
     /// The client secret from `--client-secret-file`, else `LATCHKEY_CLIENT_SECRET`, else nil.
     static func clientSecret(_ context: CommandContext) throws(UsageError) -> String? {
-        if let path = context.arguments.string("client-secret-file") {
+        if let path = context.arguments.string(.clientSecretFile) {
             let secret = try readSecretFile(path, option: "client-secret-file", command: context.arguments.command?.name)
             return String(decoding: secret, as: UTF8.self)
         }
@@ -19,7 +19,7 @@ enum SecretInput {
     /// stdin and stderr are terminals, else none (the store then reports that one is required).
     /// With `confirm` (a new token file) the prompt asks twice.
     static func passphrase(_ context: CommandContext, confirm: Bool) throws -> PassphraseProvider {
-        if let path = context.arguments.string("passphrase-file") {
+        if let path = context.arguments.string(.passphraseFile) {
             let bytes = try readOwnerOnlySecretFile(path, option: "passphrase-file", command: context.arguments.command?.name)
             return { SecretBytes(bytes) }
         }
