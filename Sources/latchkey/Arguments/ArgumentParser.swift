@@ -51,7 +51,7 @@ struct ArgumentParser: Sendable {
                     guard index < arguments.count, !arguments[index].hasPrefix("--") else {
                         throw UsageError(
                             "option \(name) needs a value (\(spec.valueName ?? "VALUE"))",
-                            command: result.command?.name,
+                            command: result.command?.id,
                             hint: index < arguments.count
                                 ? "write \(name)=VALUE for a value that begins with '--'"
                                 : nil)
@@ -60,7 +60,7 @@ struct ArgumentParser: Sendable {
                     index += 1
                 }
             } else if inlineValue != nil {
-                throw UsageError("option \(name) takes no value", command: result.command?.name)
+                throw UsageError("option \(name) takes no value", command: result.command?.id)
             }
             counter += 1
             result.record(spec.key, value, order: counter)
@@ -84,7 +84,7 @@ struct ArgumentParser: Sendable {
             return
         }
         guard result.positionals.count < command.maxPositionals else {
-            throw UsageError("unexpected argument '\(word)' for '\(command.name)'", command: command.name)
+            throw UsageError("unexpected argument '\(word)' for '\(command.name)'", command: command.id)
         }
         result.positionals.append(word)
     }
@@ -96,7 +96,7 @@ struct ArgumentParser: Sendable {
 
     private func unknownOption(_ name: String, command: CommandSpec?) -> UsageError {
         if let command {
-            return UsageError("unknown option '\(name)' for '\(command.name)'", command: command.name)
+            return UsageError("unknown option '\(name)' for '\(command.name)'", command: command.id)
         }
         // A command's option given before the command: say where it belongs.
         let owners = commands.filter { $0.option(named: name) != nil }.map(\.name)

@@ -49,7 +49,7 @@ struct ParsedArguments: Sendable {
     func nonNegativeInteger(_ key: OptionKey, default fallback: Int) throws(UsageError) -> Int {
         guard let text = value(key) else { return fallback }
         guard let n = Int(text), n >= 0 else {
-            throw UsageError("\(key.longName) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.name)
+            throw UsageError("\(key.longName) needs a whole number of seconds ≥ 0, got '\(text)'", command: command?.id)
         }
         return n
     }
@@ -58,7 +58,7 @@ struct ParsedArguments: Sendable {
     func positiveSeconds(_ key: OptionKey) throws(UsageError) -> Double? {
         guard let text = value(key) else { return nil }
         guard let n = Double(text), n > 0, n.isFinite else {
-            throw UsageError("\(key.longName) needs a positive number of seconds, got '\(text)'", command: command?.name)
+            throw UsageError("\(key.longName) needs a positive number of seconds, got '\(text)'", command: command?.id)
         }
         return n
     }
@@ -69,7 +69,7 @@ struct ParsedArguments: Sendable {
         guard choices.contains(text) else {
             throw UsageError(
                 "\(key.longName) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
-                command: command?.name)
+                command: command?.id)
         }
         return text
     }
@@ -77,7 +77,7 @@ struct ParsedArguments: Sendable {
     /// The value of `key`, which the command cannot do without.
     func required(_ key: OptionKey, why: String? = nil) throws(UsageError) -> String {
         guard let text = value(key), !text.isEmpty else {
-            throw UsageError("\(key.longName) is required" + (why.map { " \($0)" } ?? ""), command: command?.name)
+            throw UsageError("\(key.longName) is required" + (why.map { " \($0)" } ?? ""), command: command?.id)
         }
         return text
     }

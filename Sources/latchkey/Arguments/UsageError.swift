@@ -6,12 +6,12 @@ struct UsageError: Error, Sendable, Equatable {
     let hint: String
 
     /// Makes a usage error; the default hint points at the relevant `--help`.
-    init(_ message: String, command: String? = nil, hint: String? = nil) {
+    init(_ message: String, command: CommandName? = nil, hint: String? = nil) {
         self.message = message
         if let hint {
             self.hint = hint
         } else if let command {
-            self.hint = "run 'latchkey \(command) --help' for its options"
+            self.hint = "run 'latchkey \(command.rawValue) --help' for its options"
         } else {
             self.hint = "run 'latchkey --help' for the commands and options"
         }

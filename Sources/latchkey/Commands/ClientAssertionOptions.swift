@@ -16,13 +16,13 @@ enum ClientAssertionOptions {
             guard let algorithm = JWSAlgorithm(rawValue: text) else {
                 throw UsageError(
                     "--client-assertion-alg must be one of \(names.joined(separator: ", ")), got '\(text)'",
-                    command: "login")
+                    command: .login)
             }
             settings.algorithm = algorithm
         }
         if let kid = args.string(.clientKeyID) {
             guard !kid.isEmpty, !CharacterClass.containsASCIIControl(kid) else {
-                throw UsageError("--client-key-id must be non-empty, without control characters", command: "login")
+                throw UsageError("--client-key-id must be non-empty, without control characters", command: .login)
             }
             settings.keyID = kid
         }
@@ -44,12 +44,12 @@ enum ClientAssertionOptions {
     static func keyFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
         guard client.authMethod == .privateKeyJWT else {
             if args.has(.clientKeyFile) {
-                throw UsageError("--client-key-file is for --auth-method private_key_jwt", command: "login")
+                throw UsageError("--client-key-file is for --auth-method private_key_jwt", command: .login)
             }
             return nil
         }
         if let path = args.string(.clientKeyFile) {
-            guard !path.isEmpty else { throw UsageError("--client-key-file needs a path", command: "login") }
+            guard !path.isEmpty else { throw UsageError("--client-key-file needs a path", command: .login) }
             return absolute(path)
         }
         // A ready-made assertion replaces the remembered key.
@@ -64,15 +64,15 @@ enum ClientAssertionOptions {
     static func clientAssertionFile(_ args: ParsedArguments, existing: ProfileSettings?, client: ClientConfiguration) throws -> String? {
         guard client.authMethod == .privateKeyJWT else {
             if args.has(.clientAssertionFile) {
-                throw UsageError("--client-assertion-file is for --auth-method private_key_jwt", command: "login")
+                throw UsageError("--client-assertion-file is for --auth-method private_key_jwt", command: .login)
             }
             return nil
         }
         if let path = args.string(.clientAssertionFile) {
-            guard !path.isEmpty else { throw UsageError("--client-assertion-file needs a path", command: "login") }
+            guard !path.isEmpty else { throw UsageError("--client-assertion-file needs a path", command: .login) }
             if args.has(.clientKeyFile) {
                 throw UsageError(
-                    "--client-assertion-file and --client-key-file do not go together", command: "login",
+                    "--client-assertion-file and --client-key-file do not go together", command: .login,
                     hint: "a ready-made assertion, or one signed with the key: choose one")
             }
             return absolute(path)
@@ -84,11 +84,11 @@ enum ClientAssertionOptions {
     /// remembered one; only for `--flow jwt-bearer`, which needs it.
     static func assertionFile(_ args: ParsedArguments, existing: ProfileSettings?, flow: LoginFlow) throws -> String? {
         guard flow == .jwtBearer else {
-            if args.has(.assertionFile) { throw UsageError("--assertion-file is for --flow jwt-bearer", command: "login") }
+            if args.has(.assertionFile) { throw UsageError("--assertion-file is for --flow jwt-bearer", command: .login) }
             return nil
         }
         if let path = args.string(.assertionFile) {
-            guard !path.isEmpty else { throw UsageError("--assertion-file needs a path", command: "login") }
+            guard !path.isEmpty else { throw UsageError("--assertion-file needs a path", command: .login) }
             return absolute(path)
         }
         return existing?.assertionFile

@@ -3,7 +3,7 @@
 enum CompletionCommand {
     static func run(_ context: CommandContext) throws -> Int32 {
         guard let word = context.arguments.positionals.first else {
-            throw UsageError("completion needs a shell: bash, zsh or fish", command: "completion")
+            throw UsageError("completion needs a shell: bash, zsh or fish", command: .completion)
         }
         if word == "profiles" {
             let names = ProfileAccess(context).profiles.list()
@@ -11,7 +11,7 @@ enum CompletionCommand {
             return 0
         }
         guard let shell = CompletionShell(rawValue: word) else {
-            throw UsageError("unknown shell '\(word)'", command: "completion", hint: "the shells are: bash, zsh, fish")
+            throw UsageError("unknown shell '\(word)'", command: .completion, hint: "the shells are: bash, zsh, fish")
         }
         context.console.out(shell.script)
         return 0

@@ -13,12 +13,12 @@ enum ConfigCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let words = context.arguments.positionals
         guard let action = words.first else {
-            throw UsageError("config needs get, set, unset or list", command: "config")
+            throw UsageError("config needs get, set, unset or list", command: .config)
         }
         let access = ProfileAccess(context)
         switch action {
         case "list":
-            guard words.count == 1 else { throw UsageError("config list takes no KEY", command: "config") }
+            guard words.count == 1 else { throw UsageError("config list takes no KEY", command: .config) }
             let settings = try access.requireSettings()
             guard case .object(let document) = settings.json else { return 0 }
             if context.globals.json {
@@ -31,7 +31,7 @@ enum ConfigCommand {
             }
             return 0
         case "get":
-            guard words.count == 2 else { throw UsageError("config get needs one KEY", command: "config") }
+            guard words.count == 2 else { throw UsageError("config get needs one KEY", command: .config) }
             let setting = try settable(words[1])
             let key = setting.name
             let value = setting.get(try access.requireSettings())
@@ -50,11 +50,11 @@ enum ConfigCommand {
         case "set", "unset":
             let needed = action == "set" ? 3 : 2
             guard words.count == needed else {
-                throw UsageError(action == "set" ? "config set needs KEY and VALUE" : "config unset needs one KEY", command: "config")
+                throw UsageError(action == "set" ? "config set needs KEY and VALUE" : "config unset needs one KEY", command: .config)
             }
             let setting = try settable(words[1])
             var settings = try access.requireSettings()
-            setting.set(&settings, action == "set" ? try RememberedSettingWording.checked(setting, words[2], command: "config") : nil)
+            setting.set(&settings, action == "set" ? try RememberedSettingWording.checked(setting, words[2], command: .config) : nil)
             // Under the profile's lock, as login writes it, so a login or refresh in another process
             // never meets a half-changed profile.
             let store = access.unlockedStore(settings)
@@ -62,7 +62,7 @@ enum ConfigCommand {
             try await store.withLock { try access.profiles.save(changed, profile: access.profile) }
             return 0
         default:
-            throw UsageError("unknown config action '\(action)'", command: "config", hint: "use get, set, unset or list")
+            throw UsageError("unknown config action '\(action)'", command: .config, hint: "use get, set, unset or list")
         }
     }
 
@@ -71,9 +71,9 @@ enum ConfigCommand {
         if let setting = RememberedSetting.named(key) { return setting }
         if CommandCatalog.login.options.contains(where: { $0.key.rawValue == key }) {
             throw UsageError(
-                "changing \(key) needs a new login", command: "config",
+                "changing \(key) needs a new login", command: .config,
                 hint: "run `latchkey login --\(key) VALUE`; config changes only " + keys.joined(separator: ", "))
         }
-        throw UsageError("unknown setting '\(key)'", command: "config", hint: "the settings are: " + keys.joined(separator: ", "))
+        throw UsageError("unknown setting '\(key)'", command: .config, hint: "the settings are: " + keys.joined(separator: ", "))
     }
 }

@@ -9,18 +9,18 @@ enum CredentialCommand {
 
     static func run(_ context: CommandContext) async throws -> Int32 {
         guard let operation = context.arguments.positionals.first, operations.contains(operation) else {
-            throw UsageError("credential needs one of get, store or erase", command: "credential")
+            throw UsageError("credential needs one of get, store or erase", command: .credential)
         }
         let request: CredentialRequest
         do { request = try CredentialRequest.parse(CredentialInput.read()) } catch {
             throw UsageError(
-                error.description, command: "credential",
+                error.description, command: .credential,
                 hint: "the input must be git credential attributes, name=value per line")
         }
         // `store` has nothing to keep: the token file is the only store, written by login and refresh.
         if operation == "store" { return 0 }
-        guard request.scheme != nil else { throw UsageError(CredentialRequestError.missing("protocol").description, command: "credential") }
-        guard request.host != nil else { throw UsageError(CredentialRequestError.missing("host").description, command: "credential") }
+        guard request.scheme != nil else { throw UsageError(CredentialRequestError.missing("protocol").description, command: .credential) }
+        guard request.host != nil else { throw UsageError(CredentialRequestError.missing("host").description, command: .credential) }
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         guard request.isHTTPS(forHost: credentialHost(settings)) else {

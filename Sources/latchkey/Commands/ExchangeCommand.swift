@@ -51,15 +51,15 @@ enum ExchangeCommand {
             audiences: args.all(.audience), resources: args.all(.resource), scope: args.string(.scope),
             requestedTokenType: try requestedType(args.string(.requestedTokenType)))
         for resource in request.resources where !ResourceIndicator.isValid(resource) {
-            throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: "exchange")
+            throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: .exchange)
         }
         for audience in request.audiences where audience.isEmpty || audience.contains(where: { $0.isNewline }) {
-            throw UsageError("--audience must not be empty or span lines", command: "exchange")
+            throw UsageError("--audience must not be empty or span lines", command: .exchange)
         }
         try pair(args, .subjectTokenFile, .subjectTokenType)
         try pair(args, .actorTokenFile, .actorTokenType)
         if args.has(.subjectTokenFile) && args.has(.subject) {
-            throw UsageError("--subject and --subject-token-file name two subjects: give one", command: "exchange")
+            throw UsageError("--subject and --subject-token-file name two subjects: give one", command: .exchange)
         }
         switch try args.choice(.subject, subjects, default: "access") {
         case "refresh": request.subject = .refreshToken
@@ -74,7 +74,7 @@ enum ExchangeCommand {
         guard let value else { return nil }
         guard shortTypes.contains(value) || (value.contains(":") && !value.contains(where: { $0 == " " || $0.isNewline })) else {
             throw UsageError(
-                "--requested-token-type must be access_token, refresh_token, id_token, jwt or a URN, got '\(value)'", command: "exchange")
+                "--requested-token-type must be access_token, refresh_token, id_token, jwt or a URN, got '\(value)'", command: .exchange)
         }
         return TokenExchange.tokenType(value)
     }
@@ -82,9 +82,9 @@ enum ExchangeCommand {
     /// A file option and its type option come together or not at all.
     static func pair(_ args: ParsedArguments, _ file: OptionKey, _ type: OptionKey) throws(UsageError) {
         if args.has(file) && !args.has(type) {
-            throw UsageError("\(file.longName) needs \(type.longName) (its token type URN)", command: "exchange")
+            throw UsageError("\(file.longName) needs \(type.longName) (its token type URN)", command: .exchange)
         }
-        if args.has(type) && !args.has(file) { throw UsageError("\(type.longName) goes with \(file.longName)", command: "exchange") }
+        if args.has(type) && !args.has(file) { throw UsageError("\(type.longName) goes with \(file.longName)", command: .exchange) }
     }
 
     /// The token in `path`, by the token-file rule (cli.md): owner-only (else exit 9), one line,
@@ -92,7 +92,7 @@ enum ExchangeCommand {
     static func readToken(_ path: String, option: OptionKey, type: String) throws -> String {
         let jwt = type == TokenExchange.tokenType("jwt") || type == TokenExchange.tokenType("id_token")
         do { return try CredentialFileReader.read(path, as: jwt ? .jwt : .token) } catch {
-            throw CredentialFileWording.failure(error, option: option.rawValue, command: "exchange")
+            throw CredentialFileWording.failure(error, option: option, command: .exchange)
         }
     }
 
@@ -136,7 +136,7 @@ enum ExchangeCommand {
                 let what =
                     token.tokenType == "DPoP" ? "a DPoP-bound token, which a header alone would pass on as Bearer" : "not an access token"
                 throw UsageError(
-                    "the exchanged token is \(what)", command: "exchange",
+                    "the exchanged token is \(what)", command: .exchange,
                     hint: "use --format bare or json; `latchkey fetch --exchange-audience` sends a DPoP-bound one with its proof")
             }
             return "Authorization: Bearer \(token.token)\n"
@@ -164,7 +164,7 @@ struct ExchangedTokenSource: TokenSource {
 /// How the CLI words a `CredentialFileError` (subject, actor and assertion files): the key-file
 /// refusals are exit 9 as a key file's are; the rest exit 2, naming the option and the file.
 enum CredentialFileWording {
-    static func failure(_ error: CredentialFileError, option: String, command: String) -> any Error {
+    static func failure(_ error: CredentialFileError, option: OptionKey, command: CommandName) -> any Error {
         switch error {
         case .refused(let store):
             let reason: String
@@ -175,12 +175,12 @@ enum CredentialFileWording {
             default: reason = store.description
             }
             return CommandFailure(
-                exitCode: 9, code: "storage_error", message: "refusing --\(option) \(error.path): \(reason)",
+                exitCode: 9, code: "storage_error", message: "refusing \(option.longName) \(error.path): \(reason)",
                 hint: "it holds a bearer token: it must be yours and readable by you alone (chown it to you, chmod 600)")
         case .unreadable(let path, let code):
-            return UsageError("cannot read --\(option) \(path): \(ErrnoText.describe(code))", command: command)
+            return UsageError("cannot read \(option.longName) \(path): \(ErrnoText.describe(code))", command: command)
         default:
-            return UsageError("--\(option) \(error.description)", command: command)
+            return UsageError("\(option.longName) \(error.description)", command: command)
         }
     }
 }

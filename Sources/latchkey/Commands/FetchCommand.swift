@@ -42,7 +42,7 @@ enum FetchCommand {
         // Checked before anything is sent: a sign-in the resource asks for must have a client.
         if signIn, (args.string(.clientID) ?? settings?.client.clientID ?? "").isEmpty {
             throw UsageError(
-                "--sign-in needs a client: the profile remembers none", command: "fetch",
+                "--sign-in needs a client: the profile remembers none", command: .fetch,
                 hint: "pass --client-id ID (the client registered at the issuer the resource names)")
         }
         let base = access.transport(limits: HTTPResponseParser.Limits(maxBodyBytes: maxBodyBytes), settings: settings)
@@ -74,7 +74,7 @@ enum FetchCommand {
                     throw try signInHint(metadata, context: context, url: plan.request.url, signedInAt: attempt.issuer)
                 }
                 let target = try await ResourceSignIn.target(
-                    metadata, preferred: args.string(.issuer), transport: base, command: "fetch")
+                    metadata, preferred: args.string(.issuer), transport: base, command: .fetch)
                 _ = try await LoginCommand.perform(
                     ResourceSignIn.applying(target, to: loginContext(context, flow: flow)), authentication: AuthenticationRequirement())
                 signedIn = true
@@ -253,11 +253,11 @@ enum FetchCommand {
     /// The request from the options; usage errors for anything malformed or reserved.
     static func parse(_ args: ParsedArguments) throws -> Plan {
         guard let text = args.positionals.first else {
-            throw UsageError("fetch needs a URL", command: "fetch")
+            throw UsageError("fetch needs a URL", command: .fetch)
         }
         let url: HTTPURL
         do { url = try HTTPURL.parse(text) } catch {
-            throw UsageError("the URL must be https (http only to loopback): \(error)", command: "fetch")
+            throw UsageError("the URL must be https (http only to loopback): \(error)", command: .fetch)
         }
         var headers: [(name: String, value: String)] = []
         for line in args.all(.header) { headers.append(try header(line)) }
@@ -271,7 +271,7 @@ enum FetchCommand {
         // Sent as given in the request line and a DPoP proof's `htm` alike (methods are case-sensitive).
         guard HTTPRequest.isValidMethod(method) else {
             throw UsageError(
-                "-X must be an HTTP method such as GET or POST, got '\(method)'", command: "fetch",
+                "-X must be an HTTP method such as GET or POST, got '\(method)'", command: .fetch,
                 hint: "a method is a token of letters, digits and !#$%&'*+-.^_`|~, sent exactly as given (case matters)")
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, maxRedirects: maxRedirects)
@@ -280,11 +280,11 @@ enum FetchCommand {
         if !audiences.isEmpty || !resources.isEmpty {
             for resource in resources where !ResourceIndicator.isValid(resource) {
                 throw UsageError(
-                    "--exchange-resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: "fetch")
+                    "--exchange-resource must be an absolute URI without a fragment (RFC 8707), got '\(resource)'", command: .fetch)
             }
             plan.exchange = TokenExchange(audiences: audiences, resources: resources, scope: args.string(.exchangeScope))
         } else if args.has(.exchangeScope) {
-            throw UsageError("--exchange-scope goes with --exchange-audience or --exchange-resource", command: "fetch")
+            throw UsageError("--exchange-scope goes with --exchange-audience or --exchange-resource", command: .fetch)
         }
         return plan
     }
@@ -292,25 +292,25 @@ enum FetchCommand {
     /// One `-H 'Name: value'`.
     static func header(_ line: String) throws -> (name: String, value: String) {
         guard let colon = line.firstIndex(of: ":") else {
-            throw UsageError("-H needs 'Name: value', got '\(line)'", command: "fetch")
+            throw UsageError("-H needs 'Name: value', got '\(line)'", command: .fetch)
         }
         let name = String(line[..<colon])
         var value = Substring(line[line.index(after: colon)...])
         while value.first == " " || value.first == "\t" { value = value.dropFirst() }
         while value.last == " " || value.last == "\t" { value = value.dropLast() }
-        guard isToken(name) else { throw UsageError("-H: '\(name)' is not a header name", command: "fetch") }
+        guard isToken(name) else { throw UsageError("-H: '\(name)' is not a header name", command: .fetch) }
         guard value.utf8.allSatisfy(CharacterClass.isFieldText) else {
-            throw UsageError("-H \(name): the value holds control characters", command: "fetch")
+            throw UsageError("-H \(name): the value holds control characters", command: .fetch)
         }
         guard !reservedHeaders.contains(name.lowercased()) else {
             throw UsageError(
                 "-H cannot set \(name): latchkey sets Authorization and DPoP from the profile's token",
-                command: "fetch", hint: "use curl for a request with other credentials")
+                command: .fetch, hint: "use curl for a request with other credentials")
         }
         guard !transportHeaders.contains(name.lowercased()) else {
             throw UsageError(
                 "-H cannot set \(name): the HTTP stack sets it (one request, identity encoding, close)",
-                command: "fetch")
+                command: .fetch)
         }
         return (name, String(value))
     }
@@ -323,7 +323,7 @@ enum FetchCommand {
         guard let bytes else {
             throw UsageError(
                 "--data @\(path): cannot read it (\(ErrnoText.describe(errno))); the limit is \(maxBodyBytes) bytes",
-                command: "fetch")
+                command: .fetch)
         }
         return bytes
     }

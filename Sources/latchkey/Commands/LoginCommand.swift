@@ -10,7 +10,7 @@ enum LoginCommand {
         var context = context
         let authentication = try authenticationRequirement(context.arguments)
         if let text = context.arguments.string(.resourceURL) {
-            context = try await ResourceSignIn.resolving(context, resourceURL: text, command: "login")
+            context = try await ResourceSignIn.resolving(context, resourceURL: text, command: .login)
         }
         return try await perform(context, authentication: authentication)
     }
@@ -31,7 +31,7 @@ enum LoginCommand {
             // Only the device flow has an address to scan: the code flow's leads back to this
             // machine, and CIBA has none (the person is asked on their own device).
             guard flow == .device else {
-                throw UsageError("--qr-file is for the device flow, not --flow \(flow.rawValue)", command: "login")
+                throw UsageError("--qr-file is for the device flow, not --flow \(flow.rawValue)", command: .login)
             }
             return try QRImageFile(path: path)
         }
@@ -53,7 +53,7 @@ enum LoginCommand {
     static func backchannelRequest(_ args: ParsedArguments, flow: LoginFlow) throws -> BackchannelAuthenticationRequest? {
         guard flow == .ciba else {
             for key in [OptionKey.loginHint, .bindingMessage] where args.has(key) {
-                throw UsageError("\(key.longName) is for --flow ciba", command: "login")
+                throw UsageError("\(key.longName) is for --flow ciba", command: .login)
             }
             return nil
         }
@@ -62,12 +62,12 @@ enum LoginCommand {
         }
         let message = args.string(.bindingMessage)
         if let message, let problem = BackchannelAuthenticationRequest.bindingMessageProblem(message) {
-            throw UsageError("--binding-message: \(problem.description)", command: "login")
+            throw UsageError("--binding-message: \(problem.description)", command: .login)
         }
         do {
             return try BackchannelAuthenticationRequest(loginHint: hint, bindingMessage: message)
         } catch {
-            throw UsageError("--login-hint: \(error.message)", command: "login")
+            throw UsageError("--login-hint: \(error.message)", command: .login)
         }
     }
 
@@ -131,14 +131,14 @@ enum LoginCommand {
         if let text = args.string(.acrValues) {
             let values = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             guard !values.isEmpty, values.allSatisfy({ CharacterClass.isVisibleASCII($0) }) else {
-                throw UsageError("--acr-values needs space-separated values of printable ASCII", command: "login")
+                throw UsageError("--acr-values needs space-separated values of printable ASCII", command: .login)
             }
             requirement.acrValues = values
         }
         if args.has(.maxAge) {
             let n = try args.nonNegativeInteger(.maxAge, default: 0)
             guard n <= ResourceChallenge.maxMaxAge else {
-                throw UsageError("--max-age must be at most \(ResourceChallenge.maxMaxAge) seconds", command: "login")
+                throw UsageError("--max-age must be at most \(ResourceChallenge.maxMaxAge) seconds", command: .login)
             }
             requirement.maxAge = n
         }
@@ -162,15 +162,15 @@ enum LoginCommand {
         let flow = LoginFlow(rawValue: try args.choice(.flow, LoginFlow.allCases.map(\.rawValue), default: "device"))!
         let profileHint = access.profile == "default" ? "" : " of profile '\(access.profile)'"
         guard let issuer = args.string(.issuer) ?? existing?.client.issuer, !issuer.isEmpty else {
-            throw UsageError("--issuer is required on the first login\(profileHint)", command: "login")
+            throw UsageError("--issuer is required on the first login\(profileHint)", command: .login)
         }
         guard let clientID = args.string(.clientID) ?? existing?.client.clientID, !clientID.isEmpty else {
-            throw UsageError("--client-id is required on the first login\(profileHint)", command: "login")
+            throw UsageError("--client-id is required on the first login\(profileHint)", command: .login)
         }
         var client = ProfileSettings.startingConfiguration(remembered: existing, issuer: issuer, clientID: clientID)
         if let scope = args.string(.scope) {
             let scopes = scope.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-            guard !scopes.isEmpty else { throw UsageError("--scope needs at least one scope", command: "login") }
+            guard !scopes.isEmpty else { throw UsageError("--scope needs at least one scope", command: .login) }
             client.scopes = scopes
         }
         if let uri = args.string(.redirectURI) { client.redirectURI = uri }
@@ -210,7 +210,7 @@ enum LoginCommand {
             guard let source = KeySource(name: text) else {
                 throw UsageError(
                     "--key-source must be machine, passphrase, credential or file:PATH, got '\(text)'",
-                    command: "login")
+                    command: .login)
             }
             requested = source
         }
@@ -220,7 +220,7 @@ enum LoginCommand {
         // `--ca-file` on login becomes the profile's bundle (by absolute path, read at each use),
         // checked by the rule `config set ca-file` applies: the library's one table.
         if let file = context.globals.caFileOption, !file.isEmpty {
-            settings.caFile = try RememberedSettingWording.checked(.caFile, file, command: "login")
+            settings.caFile = try RememberedSettingWording.checked(.caFile, file, command: .login)
         } else {
             settings.caFile = existing?.caFile
         }
@@ -243,7 +243,7 @@ enum LoginCommand {
             switch error {
             case .keySourceFixed(let current, _):
                 throw UsageError(
-                    "profile '\(access.profile)' already uses key source '\(current.name)'", command: "login",
+                    "profile '\(access.profile)' already uses key source '\(current.name)'", command: .login,
                     hint: "the key source is fixed at the first login; run `latchkey logout` first, or use another --profile")
             }
         }
@@ -261,7 +261,7 @@ enum LoginCommand {
         if !params.isEmpty {
             client.extraParameters = try params.map { text in
                 guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
-                    throw UsageError("--param needs NAME=VALUE, got '\(TerminalText.singleLine(text))'", command: "login")
+                    throw UsageError("--param needs NAME=VALUE, got '\(TerminalText.singleLine(text))'", command: .login)
                 }
                 let name = String(text[..<eq])
                 do {
@@ -270,12 +270,12 @@ enum LoginCommand {
                     if case .configuration(.unusableParameter(_, .protocolOwned))? = error as? LatchkeyError {
                         throw UsageError(
                             "--param cannot set '\(TerminalText.singleLine(name))': latchkey sets it itself",
-                            command: "login",
+                            command: .login,
                             hint: name == "resource" ? "use --resource URI" : "the flow owns this parameter")
                     }
                     throw UsageError(
                         "--param NAME must be printable ASCII without spaces, '=' or '&', and VALUE without control characters",
-                        command: "login")
+                        command: .login)
                 }
             }
         }
@@ -295,7 +295,7 @@ enum LoginCommand {
             (.clientCertKeyFile, \ProfileSettings.clientCertificateKeyFile)
         ] {
             guard let value = args.string(key) else { continue }
-            guard !value.isEmpty else { throw UsageError("\(key.longName) needs a file name", command: "login") }
+            guard !value.isEmpty else { throw UsageError("\(key.longName) needs a file name", command: .login) }
             settings[keyPath: path] = ClientCertificateFiles.absolute(value)
         }
         let method = settings.client.authMethod
@@ -308,7 +308,7 @@ enum LoginCommand {
         }
         if (settings.clientCertificateFile == nil) != (settings.clientCertificateKeyFile == nil) {
             throw UsageError(
-                "--client-cert-file and --client-cert-key-file go together", command: "login",
+                "--client-cert-file and --client-cert-key-file go together", command: .login,
                 hint: "give the PEM certificate and its private key (the key owner-only)")
         }
     }
@@ -323,7 +323,7 @@ enum LoginCommand {
             (OptionKey.credentialHost, RememberedSetting.credentialHost), (.credentialUsername, .credentialUsername),
             (.postLogoutRedirectURI, .postLogoutRedirectURI)
         ] {
-            let value = try args.string(key).map { try RememberedSettingWording.checked(setting, $0, command: "login") }
+            let value = try args.string(key).map { try RememberedSettingWording.checked(setting, $0, command: .login) }
             setting.set(&settings, value ?? existing.flatMap(setting.get))
         }
     }

@@ -21,6 +21,6 @@ enum LoginProblemWording {
     static func error(_ problem: ConfigurationProblem) -> any Error {
         guard ConfigurationProblemWording.isUsage(problem) else { return LatchkeyError.configuration(problem) }
         let words = ConfigurationProblemWording.words(problem)
-        return UsageError(words.message, command: "login", hint: words.hint)
+        return UsageError(words.message, command: .login, hint: words.hint)
     }
 }

@@ -87,7 +87,7 @@ enum ProfilesCommand {
     /// The passphrase from a file or the environment, never a prompt.
     static func nonInteractivePassphrase(_ context: CommandContext) throws -> PassphraseProvider {
         if let path = context.arguments.string(.passphraseFile) {
-            let bytes = try SecretInput.readSecretFile(path, option: "passphrase-file", command: "profiles")
+            let bytes = try SecretInput.readSecretFile(path, option: .passphraseFile, command: .profiles)
             return { SecretBytes(bytes) }
         }
         if let value = context.environment["LATCHKEY_PASSPHRASE"] {

@@ -48,7 +48,7 @@ enum ProofCommand {
         let store: EncryptedFileTokenStore
 
         init(_ context: CommandContext) throws {
-            target = try ProofTarget.required(context.arguments, command: "proof")
+            target = try ProofTarget.required(context.arguments, command: .proof)
             let given = try TokenCommand.refreshMargin(context.arguments)
             access = ProfileAccess(context)
             settings = try access.requireSettings()

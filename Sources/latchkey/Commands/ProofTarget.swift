@@ -10,13 +10,13 @@ struct ProofTarget: Sendable {
     let url: HTTPURL
 
     /// The target when `--method` or `--url` is given; both are then needed.
-    static func optional(_ args: ParsedArguments, command: String) throws -> ProofTarget? {
+    static func optional(_ args: ParsedArguments, command: CommandName) throws -> ProofTarget? {
         guard args.has(.method) || args.has(.url) else { return nil }
         return try required(args, command: command)
     }
 
     /// The target; a usage error (exit 2) when either option is missing or malformed.
-    static func required(_ args: ParsedArguments, command: String) throws -> ProofTarget {
+    static func required(_ args: ParsedArguments, command: CommandName) throws -> ProofTarget {
         guard let method = args.string(.method), let text = args.string(.url) else {
             throw UsageError("a DPoP proof needs the request it is for: --method M --url URL", command: command)
         }

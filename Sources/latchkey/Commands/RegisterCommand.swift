@@ -37,18 +37,18 @@ enum RegisterCommand {
         }
         let registration = building
         let json = context.globals.json
-        let modes = ["show", "rotate-key", "delete"].filter { context.arguments.has($0) }
-        guard modes.count <= 1 else { throw UsageError("--show, --rotate-key and --delete are exclusive", command: "register") }
+        let modes = [OptionKey.show, .rotateKey, .delete].filter { context.arguments.has($0) }
+        guard modes.count <= 1 else { throw UsageError("--show, --rotate-key and --delete are exclusive", command: .register) }
         do {
             switch modes.first {
-            case "show":
+            case .show?:
                 let (answer, dialect) = try await TerminationSignals.startWatching().run { try await registration.show() }
                 context.console.outLine(JSONOutput.text(.object(answer.redactedJSON(in: dialect)), console: context.console))
-            case "rotate-key":
+            case .rotateKey?:
                 let thumbprint = try await TerminationSignals.startWatching().run { try await registration.rotateKey() }
                 if json { event(context, [("event", "key_rotated"), ("key_thumbprint", .string(thumbprint))]) }
                 context.console.info("The client key is rotated; the provider now holds only the new key (\(thumbprint)).\n")
-            case "delete":
+            case .delete?:
                 try await TerminationSignals.startWatching().run {
                     // Nothing is revoked for a profile with nothing to delete.
                     let deletion = try registration.deletion()
@@ -70,64 +70,64 @@ enum RegisterCommand {
         _ context: CommandContext, _ access: ProfileAccess, _ registration: DeviceRegistration,
         existing: ProfileSettings?
     ) async throws -> Int32 {
-        let issuer = try context.arguments.required("issuer", why: "to register")
+        let issuer = try context.arguments.required(.issuer, why: "to register")
         let record = try registration.resolvedRecord()
-        if !context.arguments.has("force") {
+        if !context.arguments.has(.force) {
             // A run stopped after the record and before the profile: this run finishes it.
             if let record, existing == nil, record.profileJSON != nil {
                 guard sameIssuer(record.issuer, issuer) else {
                     throw UsageError(
                         "profile '\(access.profile)' has an unfinished registration at another issuer",
-                        command: "register", hint: "remove it with `register --delete`, or pass --force")
+                        command: .register, hint: "remove it with `register --delete`, or pass --force")
                 }
                 return report(context, access, try registration.finish())
             }
             if record != nil || existing != nil {
                 throw UsageError(
-                    "profile '\(access.profile)' is already registered or signed in", command: "register",
+                    "profile '\(access.profile)' is already registered or signed in", command: .register,
                     hint: "pass --force to register it again, or use another --profile")
             }
         }
-        let dialectName = try context.arguments.choice("registration-dialect", RegistrationDialect.all.map(\.name), default: "rfc7591")
-        let grant = try context.arguments.choice("grant", ["device", "code", "both"], default: "device")
-        let keyAlg = try context.arguments.choice("key-alg", ["ES256", "PS256"], default: "ES256")
+        let dialectName = try context.arguments.choice(.registrationDialect, RegistrationDialect.all.map(\.name), default: "rfc7591")
+        let grant = try context.arguments.choice(.grant, ["device", "code", "both"], default: "device")
+        let keyAlg = try context.arguments.choice(.keyAlg, ["ES256", "PS256"], default: "ES256")
         var token: SecretBytes?
-        if let path = context.arguments.string("initial-access-token-file") {
-            var bytes = try SecretInput.readOwnerOnlySecretFile(path, option: "initial-access-token-file", command: "register")
+        if let path = context.arguments.string(.initialAccessTokenFile) {
+            var bytes = try SecretInput.readOwnerOnlySecretFile(path, option: .initialAccessTokenFile, command: .register)
             token = SecretBytes(bytes)
             for i in bytes.indices { bytes[i] = 0 }
         }
-        let scopes = (context.arguments.string("scope") ?? "openid offline_access")
+        let scopes = (context.arguments.string(.scope) ?? "openid offline_access")
             .split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         var request = DeviceRegistration.Request(
             issuer: issuer, initialAccessToken: token,
-            clientName: context.arguments.string("client-name") ?? "latchkey on " + hostname(),
+            clientName: context.arguments.string(.clientName) ?? "latchkey on " + hostname(),
             scopes: scopes)
         request.dialect = RegistrationDialect.named(dialectName) ?? .rfc7591
         request.deviceGrant = grant != "code"
         request.codeGrant = grant != "device"
-        request.redirectURI = context.arguments.string("redirect-uri")
+        request.redirectURI = context.arguments.string(.redirectURI)
         if request.codeGrant && request.redirectURI == nil {
-            throw UsageError("--grant \(grant) needs --redirect-uri", command: "register")
+            throw UsageError("--grant \(grant) needs --redirect-uri", command: .register)
         }
-        if let method = context.arguments.string("auth-method") {
+        if let method = context.arguments.string(.authMethod) {
             guard method == "private_key_jwt" || method == "none" else {
-                throw UsageError("--auth-method must be private_key_jwt or none", command: "register")
+                throw UsageError("--auth-method must be private_key_jwt or none", command: .register)
             }
             request.authMethod = ClientAuthMethod(rawValue: method)
         }
         request.keyAlgorithm = keyAlg == "PS256" ? .ps256 : .es256
-        if let text = context.arguments.string("key-source") {
+        if let text = context.arguments.string(.keySource) {
             // Unattended by design: no passphrase to type at every refresh.
             guard let source = KeySource(name: text), source != .passphrase else {
-                throw UsageError("--key-source must be machine, credential or file:PATH, got '\(text)'", command: "register")
+                throw UsageError("--key-source must be machine, credential or file:PATH, got '\(text)'", command: .register)
             }
             request.keySource = source
         }
-        request.clientKeyFile = context.arguments.string("client-key-file").map(ClientCertificateFiles.absolute)
+        request.clientKeyFile = context.arguments.string(.clientKeyFile).map(ClientCertificateFiles.absolute)
         request.caFile = context.globals.caFileOption.flatMap { $0.isEmpty ? nil : ClientCertificateFiles.absolute($0) }
-        if let path = context.arguments.string("software-statement-file") {
-            let bytes = try SecretInput.readSecretFile(path, option: "software-statement-file", command: "register")
+        if let path = context.arguments.string(.softwareStatementFile) {
+            let bytes = try SecretInput.readSecretFile(path, option: .softwareStatementFile, command: .register)
             request.softwareStatement = String(decoding: bytes, as: UTF8.self)
         }
         let immutable = request

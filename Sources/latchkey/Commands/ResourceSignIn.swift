@@ -30,7 +30,7 @@ enum ResourceSignIn {
 
     /// The issuer to sign in at for `metadata`: the one it names, or the one of several `preferred`
     /// (`--issuer`) names; usage errors (exit 2) list the choices.
-    static func issuer(of metadata: ProtectedResourceMetadata, preferred: String?, command: String) throws -> String {
+    static func issuer(of metadata: ProtectedResourceMetadata, preferred: String?, command: CommandName) throws -> String {
         let resource = TerminalText.singleLine(metadata.resource)
         switch metadata.authorizationServer(preferring: preferred) {
         case .chosen(let issuer): return issuer
@@ -50,7 +50,7 @@ enum ResourceSignIn {
     static func list(_ issuers: [String]) -> String { issuers.map(TerminalText.singleLine).joined(separator: ", ") }
 
     /// The target of `url`'s resource, its issuer spelt as the issuer's own metadata spells it.
-    static func target(for url: HTTPURL, preferred: String?, transport: any HTTPTransport, command: String) async throws -> Target {
+    static func target(for url: HTTPURL, preferred: String?, transport: any HTTPTransport, command: CommandName) async throws -> Target {
         guard let metadata = try await metadata(for: url, transport: transport) else {
             throw CommandFailure(
                 exitCode: 7, code: "resource_metadata_refused",
@@ -61,7 +61,7 @@ enum ResourceSignIn {
     }
 
     /// The target `metadata` leads to.
-    static func target(_ metadata: ProtectedResourceMetadata, preferred: String?, transport: any HTTPTransport, command: String)
+    static func target(_ metadata: ProtectedResourceMetadata, preferred: String?, transport: any HTTPTransport, command: CommandName)
         async throws -> Target
     {
         let named = try issuer(of: metadata, preferred: preferred, command: command)
@@ -87,7 +87,7 @@ enum ResourceSignIn {
     }
 
     /// `login --resource-url URL`: the command line completed from the resource's metadata.
-    static func resolving(_ context: CommandContext, resourceURL text: String, command: String) async throws -> CommandContext {
+    static func resolving(_ context: CommandContext, resourceURL text: String, command: CommandName) async throws -> CommandContext {
         let url: HTTPURL
         do { url = try HTTPURL.parse(text) } catch {
             throw UsageError("--resource-url must be https (http only to loopback): \(error)", command: command)

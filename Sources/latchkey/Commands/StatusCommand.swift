@@ -10,7 +10,7 @@ enum StatusCommand {
             return try StatusMetrics.run(context)
         }
         if context.arguments.has(.allProfiles) {
-            throw UsageError("--all-profiles needs --format openmetrics", command: "status")
+            throw UsageError("--all-profiles needs --format openmetrics", command: .status)
         }
         let access = ProfileAccess(context)
         let settings = try access.profiles.load(access.profile)

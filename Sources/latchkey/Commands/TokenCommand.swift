@@ -15,7 +15,7 @@ enum TokenCommand {
         let args = context.arguments
         let format = try args.choice(.format, formats, default: context.globals.json ? "json" : "bare")
         let givenMargin = try refreshMargin(args)
-        let target = try ProofTarget.optional(args, command: "token")
+        let target = try ProofTarget.optional(args, command: .token)
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let margin = refreshMargin(givenMargin, settings: settings)
@@ -94,7 +94,7 @@ enum TokenCommand {
         let format = try args.choice(.format, formats, default: context.globals.json ? "json" : "bare")
         let givenMargin = try refreshMargin(args)
         let force = args.has(.forceRefresh)
-        let target = try ProofTarget.optional(args, command: "token")
+        let target = try ProofTarget.optional(args, command: .token)
         let access = ProfileAccess(context)
         let settings = try access.requireSettings()
         let margin = refreshMargin(givenMargin, settings: settings)

@@ -62,7 +62,7 @@ enum VerifyCommand {
     static func keySet(for request: Request, context: CommandContext) throws -> (set: any KeySet, remote: Bool) {
         if let jwks = request.jwks {
             guard isURL(jwks) else { return (StaticKeySet(try loadKeyFile(jwks)), false) }
-            guard let url = HTTPURL(string: jwks) else { throw UsageError("invalid JWKS URL '\(jwks)'", command: "verify") }
+            guard let url = HTTPURL(string: jwks) else { throw UsageError("invalid JWKS URL '\(jwks)'", command: .verify) }
             return (RemoteKeySet(url: url, transport: ProfileAccess(context).transport(), time: SystemTimeSource()), true)
         }
         return (DiscoveredKeySet(issuer: request.issuer!, transport: ProfileAccess(context).transport()), true)
@@ -74,35 +74,35 @@ enum VerifyCommand {
         let jwks = args.string(.jwks)
         let issuer = args.string(.issuer)
         guard jwks != nil || issuer != nil else {
-            throw UsageError("verify needs keys: --jwks FILE|URL or --issuer URL", command: "verify")
+            throw UsageError("verify needs keys: --jwks FILE|URL or --issuer URL", command: .verify)
         }
-        if let jwks, jwks.isEmpty { throw UsageError("--jwks needs a file or URL", command: "verify") }
-        if let issuer, issuer.isEmpty { throw UsageError("--issuer needs a URL", command: "verify") }
+        if let jwks, jwks.isEmpty { throw UsageError("--jwks needs a file or URL", command: .verify) }
+        if let issuer, issuer.isEmpty { throw UsageError("--issuer needs a URL", command: .verify) }
         var algorithms = Set(JWSAlgorithm.allCases)
         if let list = args.string(.alg) {
             algorithms = []
             for name in list.split(separator: ",").map({ String($0).strippingSpaces }) where !name.isEmpty {
                 guard let alg = JWSAlgorithm(rawValue: name) else {
                     throw UsageError(
-                        "--alg: unsupported algorithm '\(name)'", command: "verify",
+                        "--alg: unsupported algorithm '\(name)'", command: .verify,
                         hint: "choose from " + JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
                 }
                 algorithms.insert(alg)
             }
-            guard !algorithms.isEmpty else { throw UsageError("--alg needs at least one algorithm", command: "verify") }
+            guard !algorithms.isEmpty else { throw UsageError("--alg needs at least one algorithm", command: .verify) }
         }
         let leeway = Int64(try args.nonNegativeInteger(.leeway, default: 60))
         var at: Timestamp?
         if let text = args.string(.at) {
             guard let date = parseTime(text) else {
                 throw UsageError(
-                    "--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: "verify",
+                    "--at needs an RFC 3339 time or epoch seconds, got '\(text)'", command: .verify,
                     hint: "e.g. --at 2026-01-01T12:00:00Z or --at 1767268800")
             }
             at = date
         }
         if at != nil && args.has(.noTimeCheck) {
-            throw UsageError("--at and --no-time-check contradict each other", command: "verify")
+            throw UsageError("--at and --no-time-check contradict each other", command: .verify)
         }
         let token = try readToken(args.positionals.first)
         return Request(
@@ -146,7 +146,7 @@ enum VerifyCommand {
         }
         raw = raw.strippingSpaces
         guard !raw.isEmpty else {
-            throw UsageError("no token given", command: "verify", hint: "pass it as an argument or on stdin (with '-')")
+            throw UsageError("no token given", command: .verify, hint: "pass it as an argument or on stdin (with '-')")
         }
         return raw
     }
@@ -157,7 +157,7 @@ enum VerifyCommand {
     /// Reads and parses a JWKS file: unreadable → exit 2, not a valid key set → exit 8.
     static func loadKeyFile(_ path: String) throws -> JWKSet {
         guard let bytes = SmallFile.read(path, limit: 1 << 20) else {
-            throw UsageError("cannot read --jwks \(path): \(ErrnoText.describe(errno))", command: "verify")
+            throw UsageError("cannot read --jwks \(path): \(ErrnoText.describe(errno))", command: .verify)
         }
         do { return try JWKSet(data: bytes) } catch {
             throw CommandFailure.verification("the key set \(path) is invalid: \(error.description)")

@@ -27,10 +27,10 @@ final class QRImageFile: Sendable {
         } else if lower.hasSuffix(".png") {
             format = .png
         } else {
-            throw UsageError("--qr-file must name a .svg or .png file, got '\(path)'", command: "login")
+            throw UsageError("--qr-file must name a .svg or .png file, got '\(path)'", command: .login)
         }
         let name = path.split(separator: "/").last.map(String.init) ?? ""
-        guard name.count > 4 else { throw UsageError("--qr-file needs a file name, got '\(path)'", command: "login") }
+        guard name.count > 4 else { throw UsageError("--qr-file needs a file name, got '\(path)'", command: .login) }
         try Self.checkFolder(of: path)
         self.path = path
     }
@@ -48,14 +48,14 @@ final class QRImageFile: Sendable {
                 code == ENOENT
                     ? "--qr-file: the folder \(folder) does not exist"
                     : "--qr-file: cannot use the folder \(folder): \(ErrnoText.describe(code))",
-                command: "login", hint: hint)
+                command: .login, hint: hint)
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw UsageError("--qr-file: \(folder) is not a folder", command: "login", hint: hint)
+            throw UsageError("--qr-file: \(folder) is not a folder", command: .login, hint: hint)
         }
         guard access(folder, W_OK | X_OK) == 0 else {
             throw UsageError(
-                "--qr-file: the folder \(folder) is not writable (\(ErrnoText.describe(errno)))", command: "login",
+                "--qr-file: the folder \(folder) is not writable (\(ErrnoText.describe(errno)))", command: .login,
                 hint: hint)
         }
     }

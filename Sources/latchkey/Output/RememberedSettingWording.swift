@@ -4,7 +4,7 @@ import Latchkey
 /// KEY` (exit 2; a CA bundle others can write keeps the exit 9 of every use of it).
 enum RememberedSettingWording {
     /// The error to throw for `refusal` of `setting`'s value, from `command`.
-    static func error(_ refusal: RememberedSetting.Refusal, setting: RememberedSetting, command: String) -> any Error {
+    static func error(_ refusal: RememberedSetting.Refusal, setting: RememberedSetting, command: CommandName) -> any Error {
         switch refusal {
         case .unusableText:
             return UsageError("--\(setting.name) must be non-empty, without spaces or control characters", command: command)
@@ -26,7 +26,7 @@ enum RememberedSettingWording {
     }
 
     /// `value` checked by `setting`'s rule, worded for `command` when refused.
-    static func checked(_ setting: RememberedSetting, _ value: String, command: String) throws -> String {
+    static func checked(_ setting: RememberedSetting, _ value: String, command: CommandName) throws -> String {
         do { return try setting.check(value) } catch { throw self.error(error, setting: setting, command: command) }
     }
 }
