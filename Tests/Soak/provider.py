@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The soak's scripted provider: what Glewlwyd cannot do on demand.
 
-On 127.0.0.1 only, port 0 (the port is printed as "PORT <n>" on stdout when ready).
+On 127.0.0.1 only, port 0 (the ports are printed on stdout when ready, see below); https with --tls.
 - Device grant, auto-approved at the first poll; one refresh-token *family* per grant.
 - Access tokens live a random 10-30 s (--at-ttl-min/--at-ttl-max, from --seed).
 - Refresh tokens rotate on every use. A spent refresh token presented again is a *reuse*: within
@@ -15,6 +15,12 @@ On 127.0.0.1 only, port 0 (the port is printed as "PORT <n>" on stdout when read
   (Retry-After: 1), "reset" (TCP RST, nothing processed), "stall" (no answer for --stall
   seconds, then the connection closed, nothing processed), "slow" (2-4 s before an answer that
   is then processed normally). Faults hit discovery, JWKS, device and token endpoints.
+  {"restart": S}: the provider restarts gracefully: its listener closes for S seconds (connections
+  refused), requests in progress finish, idle connections answer nothing, the state is kept.
+  {"event": "cert-swap"} (with --tls): new connections get the other of two certificates of the
+  same CA, as after a renewal.
+- The port is printed as "PORT <n> CONTROL <m>": m is a plain-HTTP port for the driver's own
+  /_ requests, never faulted nor restarted.
 - GET /_stats: per family (client_id = the device) refreshes, reuses (in grace or not), the
   revocation and, for a revoking reuse, when the request that rotated the reused token arrived,
   when it was rotated and whether its
@@ -30,6 +36,7 @@ import os
 import random
 import secrets
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -38,7 +45,10 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Harness"))
-from scripted_idp import SigningKey, b64u, jwk_thumbprint, verify_dpop_proof  # noqa: E402
+from scripted_idp import SigningKey, b64u, jwk_thumbprint, split_jws, verify_client_assertion, verify_dpop_proof  # noqa: E402
+from cryptography.hazmat.primitives.serialization import load_pem_public_key  # noqa: E402
+
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 FAULTED_PATHS = {"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server", "/jwks",
@@ -59,6 +69,8 @@ class State:
         self.refresh = {}          # refresh token -> {family, gen, spent_at, successor}
         self.access = {}           # access token -> {family, issued_at, ttl, jkt}
         self.dpop_jtis = set()
+        self.client_keys = {}      # client_id -> public key, for private_key_jwt (--client-key)
+        self.assertion_jtis = set()
         self.faults_served = {}
         self.refresh_answers = 0
         self.requests = {}         # path -> count (the driver's own /_ requests not counted)
@@ -66,9 +78,14 @@ class State:
         # afterwards (GET /_trace): tokens are named by the first 8 hex digits of their SHA-256.
         self.trace = []
         self.port = 0
+        self.scheme = "http"
+        self.cert_serial = 0       # which of the --tls certificates new connections get
+        self.down = False          # restarting: the listener is closed, open connections answer nothing
+        self.restart = None        # set by main: restart(seconds)
 
     def base(self):
-        return f"http://127.0.0.1:{self.port}"
+        # Over TLS the name is localhost: the static build's mbedTLS 2.28 matches DNS names only.
+        return f"{self.scheme}://{'localhost' if self.scheme == 'https' else '127.0.0.1'}:{self.port}"
 
     def now(self):
         return time.time() + self.clock_offset
@@ -141,12 +158,20 @@ class Handler(BaseHTTPRequestHandler):
                 st.requests[path] = st.requests.get(path, 0) + 1
         try:
             params = self._params()
+            if st.down and not path.startswith("/_"):
+                # An old connection of the process that is restarting: closed, nothing processed.
+                st.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
+                        rt=h8(params.get("refresh_token")), outcome="fault:restart")
+                self.close_connection = True
+                return
             if path in FAULTED_PATHS:
                 fault = st.active_fault()
                 if fault and self._inject(fault):
                     st.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
                             rt=h8(params.get("refresh_token")), outcome="fault:" + fault)
                     return
+            if path in ("/token", "/device_authorization") and not self._client_authenticated(params):
+                return
             handler = {
                 "/.well-known/openid-configuration": self._metadata,
                 "/.well-known/oauth-authorization-server": self._metadata,
@@ -165,6 +190,42 @@ class Handler(BaseHTTPRequestHandler):
                     self._note_answer(path, params)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _client_authenticated(self, params):
+        """private_key_jwt for the clients given a key (--client-key): a valid assertion with an unseen
+        jti, else 401 invalid_client; other clients are public. Runs after the faults, as a real
+        provider's would."""
+        st = self.state
+        assertion = params.get("client_assertion")
+        client = params.get("client_id")
+        if client is None and assertion:
+            try:
+                client = split_jws(assertion)[1].get("sub")
+            except Exception:
+                client = None
+            params["client_id"] = client
+        key = st.client_keys.get(client)
+        if key is None:
+            return True
+        why = None
+        if params.get("client_assertion_type") != ASSERTION_TYPE or not assertion:
+            why = "no client assertion"
+        else:
+            try:
+                _, claims, _ = verify_client_assertion(assertion, key, client, st.base(), "client-authentication+jwt",
+                                                       None, ["ES256"])
+                with st.lock:
+                    if claims["jti"] in st.assertion_jtis:
+                        why = "jti reused"
+                    st.assertion_jtis.add(claims["jti"])
+            except ValueError as e:
+                why = str(e)
+        if why is None:
+            return True
+        st.note(t=self._received, done=time.time(), path=urllib.parse.urlsplit(self.path).path, client=client,
+                rt=h8(params.get("refresh_token")), status=401, error="invalid_client", description=why)
+        self._send(401, {"error": "invalid_client", "error_description": why})
+        return False
 
     def _note_answer(self, path, params):
         """One trace event for a token or resource request: what was presented, what came back."""
@@ -228,8 +289,12 @@ class Handler(BaseHTTPRequestHandler):
             if cmd.get("event") == "jwks-rotate":
                 st.key_serial += 1
                 st.keys = (st.keys + [SigningKey("ES256", f"key-{st.key_serial}")])[-2:]
+            if cmd.get("event") == "cert-swap":
+                st.cert_serial += 1
             if "clock_offset" in cmd:
                 st.clock_offset = float(cmd["clock_offset"])
+        if "restart" in cmd:
+            threading.Thread(target=st.restart, args=(float(cmd["restart"]),), daemon=True).start()
         self._send(200, {"ok": True})
 
     def _stats(self, params):
@@ -260,7 +325,8 @@ class Handler(BaseHTTPRequestHandler):
             "response_types_supported": ["code"],
             "grant_types_supported": ["refresh_token", DEVICE_GRANT],
             "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["ES256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "scopes_supported": ["openid", "offline_access"],
             "dpop_signing_alg_values_supported": ["ES256"]})
 
@@ -399,6 +465,27 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, {"resource": "soak", "family": rec["family"]})
 
 
+class TLSServer(ThreadingHTTPServer):
+    """Serves TLS with whichever certificate is current. A swap (the "cert-swap" event) takes effect
+    at the next connection, as a provider's certificate renewal does; open connections keep theirs."""
+    contexts = []
+    state = None
+
+    def finish_request(self, request, client_address):
+        ctx = self.contexts[self.state.cert_serial % len(self.contexts)]
+        try:
+            tls = ctx.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return  # a client that gave up or refused the certificate: nothing to answer
+        try:
+            super().finish_request(tls, client_address)
+        finally:
+            try:
+                tls.close()
+            except OSError:
+                pass
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=0)
@@ -408,14 +495,68 @@ def main():
     p.add_argument("--at-ttl-max", type=int, default=30)
     p.add_argument("--stall", type=float, default=35.0)
     p.add_argument("--defect", default="")
+    p.add_argument("--client-key", action="append", default=[], metavar="CLIENT=PEM",
+                   help="this client authenticates with private_key_jwt by the key whose public PEM is given")
+    p.add_argument("--tls", default="", help="a directory with a.pem/a.key and b.pem/b.key: serve https, "
+                                             "swapping between the two certificates at each cert-swap event")
     args = p.parse_args()
     st = State(args)
+    for item in args.client_key:
+        client, _, pem = item.partition("=")
+        with open(pem, "rb") as f:
+            st.client_keys[client] = load_pem_public_key(f.read())
     handler = type("H", (Handler,), {"state": st})
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    server.daemon_threads = True
+    if args.tls:
+        TLSServer.contexts = []
+        for name in ("a", "b"):
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(os.path.join(args.tls, name + ".pem"), os.path.join(args.tls, name + ".key"))
+            TLSServer.contexts.append(ctx)
+        TLSServer.state = st
+        st.scheme = "https"
+
+    def listen(port):
+        server = (TLSServer if args.tls else ThreadingHTTPServer)(("127.0.0.1", port), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
+
+    server = listen(args.port)
     st.port = server.server_address[1]
-    print(f"PORT {st.port}", flush=True)
-    server.serve_forever()
+
+    def restart(seconds):
+        """The provider restarted, gracefully: the listener closes (connections are refused), requests
+        in progress finish, idle connections answer nothing, and after `seconds` the same port
+        listens again with the state kept (a provider with a database)."""
+        nonlocal server
+        with st.lock:
+            if st.down:
+                return
+            st.down = True
+        server.shutdown()
+        server.server_close()
+        time.sleep(seconds)
+        deadline = time.time() + 30
+        while True:
+            try:
+                server = listen(st.port)
+                break
+            except OSError:
+                # Another socket took the port meanwhile (an outgoing connection's local port):
+                # the restart lasts until it is free again.
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+        st.down = False
+
+    st.restart = restart
+    # The driver's own requests (/_control, /_stats, /_trace, /_token) go to a second, plain port
+    # that is never faulted nor restarted.
+    control = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    control.daemon_threads = True
+    threading.Thread(target=control.serve_forever, daemon=True).start()
+    print(f"PORT {st.port} CONTROL {control.server_address[1]}", flush=True)
+    threading.Event().wait()
 
 
 if __name__ == "__main__":

@@ -18,15 +18,19 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PASSPHRASE = "soak-passphrase-not-a-secret"
+# The exit status counted for a `credential get` that exited 0 without answering.
+NO_ANSWER = 100
 CALL_DEADLINE = 100.0     # 30 s request timeout, its repeats and a Retry-After: well under this
-FAULT_KINDS = ["kill", "503", "503-retry-after", "reset", "stall", "slow", "jwks-rotate", "clock-offset", "disk-full"]
+FAULT_KINDS = ["kill", "503", "503-retry-after", "reset", "stall", "slow", "jwks-rotate", "clock-offset", "disk-full",
+               "cert-swap", "restart"]
 # Relative weights: kills are the fault whose window (rotated, not yet saved) needs many samples.
 WEIGHTS = {"kill": 12, "503": 2, "503-retry-after": 2, "reset": 2, "stall": 1, "slow": 2, "jwks-rotate": 1,
-           "clock-offset": 1, "disk-full": 2}
+           "clock-offset": 1, "disk-full": 2, "cert-swap": 1, "restart": 1}
 
 
 def pct(values, p):
@@ -65,17 +69,18 @@ class Soak:
         print(f"[{time.time() - self.t0:7.1f}s]", *msg, flush=True)
 
     def provider_get(self, path):
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as r:
+        with urllib.request.urlopen(f"{self.control}{path}", timeout=10) as r:
             return json.loads(r.read())
 
     def provider_post(self, obj):
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_control", data=json.dumps(obj).encode(),
+        req = urllib.request.Request(f"{self.control}/_control", data=json.dumps(obj).encode(),
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
     def device_label(self, d):
-        kind = {self.dpop_device: "dpop", self.passphrase_device: "passphrase", self.tmpfs_device: "tmpfs"}.get(d, "default")
+        kind = {self.dpop_device: "dpop", self.passphrase_device: "passphrase", self.tmpfs_device: "tmpfs",
+                self.key_device: "private_key_jwt"}.get(d, "default")
         return f"dev-{d} ({kind})"
 
     def state_dir(self, d):
@@ -84,21 +89,30 @@ class Soak:
     def env(self, d):
         e = dict(os.environ)
         e.pop("LATCHKEY_PASSPHRASE", None)
+        # The CA bundle is the one each profile remembers from `login --ca-file`, as on a kiosk: an
+        # SSL_CERT_FILE in the caller's environment would come first (cli.md, global options).
+        for name in ("SSL_CERT_FILE", "LATCHKEY_CA_FILE"):
+            e.pop(name, None)
         if d == self.passphrase_device:
             e["LATCHKEY_PASSPHRASE"] = PASSPHRASE
         return e
 
-    def run(self, d, args, name, track=True):
-        """Runs latchkey for device d; returns (rc or None when we killed it, stdout, seconds, rss kB)."""
+    def run(self, d, args, name, track=True, stdin=None):
+        """Runs latchkey for device d (with `stdin` as its standard input when given, else none);
+        returns (rc or None when we killed it, stdout, stderr, seconds)."""
         argv = [self.a.binary, "--state-dir", self.state_dir(d)] + (["-v"] if self.a.trace and track else []) + args
         start = time.time()
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env(d))
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env(d))
         if track:
             with self.lock:
                 self.procs[p.pid] = (d, p, start, name)
         timer = threading.Timer(CALL_DEADLINE + 20, lambda: self._overdue(p))
         timer.start()
-        out, err = p.communicate()
+        try:
+            out, err = p.communicate(stdin.encode() if stdin is not None else None)
+        except BrokenPipeError:  # killed before it read its input
+            out, err = p.communicate()
         timer.cancel()
         took = time.time() - start
         with self.lock:
@@ -115,12 +129,34 @@ class Soak:
             pass
 
     # ---------- setup ----------
+    def make_certificates(self):
+        """A P-256 CA and two server certificates it signed for localhost (a.pem, b.pem): the
+        provider serves one and swaps to the other at each cert-swap, as a renewal does. The issuer
+        is named https://localhost: the mbedTLS 2.28 of the static build checks DNS names only
+        (an iPAddress SAN needs 3.6, docs/deploy.md)."""
+        tls = os.path.join(self.work, "tls")
+        os.makedirs(tls, mode=0o700)
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        def openssl(*args):
+            subprocess.run(["openssl", *args], cwd=tls, check=True, capture_output=True)
+        openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Soak CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+        with open(os.path.join(tls, "server.ext"), "w") as f:
+            f.write("basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n"
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+        for name in ("a", "b"):
+            openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN=soak provider {name}")
+            openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-days", "2", "-extfile", "server.ext", "-out", f"{name}.pem")
+        return tls
+
     def setup(self):
         a = self.a
         self.kill_rng = random.Random(a.seed + 7)
         self.dpop_device = 0
         self.passphrase_device = 1 if a.devices > 1 else None
         self.tmpfs_device = 2 if a.devices > 2 else None
+        self.key_device = 3 if a.devices > 3 else None
         # A private copy: the tree's binary may be rebuilt while the soak runs (ETXTBSY, or a
         # different program half-way through).
         copy = os.path.join(self.work, "latchkey")
@@ -130,12 +166,32 @@ class Soak:
         pargs = [sys.executable, os.path.join(HERE, "provider.py"), "--seed", str(a.seed), "--grace", str(a.grace)]
         if a.defect:
             pargs += ["--defect", a.defect]
+        self.client_key = None
+        if self.key_device is not None:
+            # The confidential client: private_key_jwt with a P-256 key only the provider's copy of
+            # the public half can check.
+            keys = os.path.join(self.work, "keys")
+            os.makedirs(keys, mode=0o700)
+            self.client_key = os.path.join(keys, "client.pem")
+            subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                            "-out", self.client_key], check=True, capture_output=True)
+            os.chmod(self.client_key, 0o600)
+            subprocess.run(["openssl", "pkey", "-in", self.client_key, "-pubout", "-out", self.client_key + ".pub"],
+                           check=True, capture_output=True)
+            pargs += ["--client-key", f"dev-{self.key_device}={self.client_key}.pub"]
+        self.ca_file = None
+        if not a.plain:
+            tls = self.make_certificates()
+            pargs += ["--tls", tls]
+            self.ca_file = os.path.join(tls, "ca.pem")
         self.provider = subprocess.Popen(pargs, stdout=subprocess.PIPE, stderr=open(os.path.join(self.work, "provider.err"), "w"))
         line = self.provider.stdout.readline().decode()
         if not line.startswith("PORT "):
             raise SystemExit("provider did not start: " + line)
+        # "PORT n CONTROL m": the provider's port, and the plain one for this driver's own requests.
         self.port = int(line.split()[1])
-        self.issuer = f"http://127.0.0.1:{self.port}"
+        self.control = f"http://127.0.0.1:{int(line.split()[3])}"
+        self.issuer = f"http://127.0.0.1:{self.port}" if a.plain else f"https://localhost:{self.port}"
         self.log(f"provider on {self.issuer}, state under {self.work}")
         for d in range(a.devices):
             os.makedirs(self.state_dir(d), mode=0o700)
@@ -153,6 +209,10 @@ class Soak:
     def login(self, d):
         args = ["-q", "login", "--issuer", self.issuer, "--client-id", f"dev-{d}", "--no-qr",
                 "--dpop", "always" if d == self.dpop_device else "never", "--timeout", "60"]
+        if self.ca_file:
+            args += ["--ca-file", self.ca_file]
+        if d == self.key_device:
+            args += ["--auth-method", "private_key_jwt", "--client-key-file", self.client_key]
         if d == self.passphrase_device:
             args += ["--key-source", "passphrase"]
         for attempt in range(20):
@@ -178,16 +238,25 @@ class Soak:
             self.paused[d].wait()
             if time.time() >= self.end:
                 break
-            kind = rng.choice(["token", "token", "header", "fetch"])
+            # git's credential helper too, on the devices whose tokens it may hand out (a DPoP-bound
+            # session gives git no answer, by the contract).
+            kind = rng.choice(["token", "token", "header", "fetch"] + (["credential"] if d != self.dpop_device else []))
             args = {"token": ["token"], "header": ["token", "--format", "header", "--method", "GET", "--url", res],
-                    "fetch": ["fetch", res]}[kind]
+                    "fetch": ["fetch", res], "credential": ["credential", "get"]}[kind]
             cached = self.cached_valid(d)
             start = time.time()
-            rc, out, err, took = self.run(d, args, kind)
+            # git names the host with its port when it is not 443.
+            request = f"protocol=https\nhost={urllib.parse.urlsplit(self.issuer).netloc}\n\n"
+            rc, out, err, took = self.run(d, args, kind, stdin=request if kind == "credential" else None)
+            if kind == "credential" and rc == 0 and not self.password(out):
+                # Exit 0 without an answer sends git to its next helper: for our own host, a failure.
+                rc, err = NO_ANSWER, "credential get: exit 0 without a password= line"
             call = {"t": start, "device": d, "kind": kind, "rc": rc, "took": took, "cached": cached,
                     "faults": self.active_faults(start, start + took), "err": err.strip()[-(20000 if self.a.trace else 200):] if rc not in (0, None) else ""}
             with self.lock:
                 self.calls.append(call)
+            if rc == 0 and kind == "credential":
+                self.learn(d, self.password(out))
             if rc == 0 and kind in ("token", "header"):
                 tok = out.strip().split()[-1] if kind == "header" else out.strip()
                 if kind == "header":
@@ -195,6 +264,20 @@ class Soak:
                 self.learn(d, tok)
             if rc == 3:
                 self.session_lost(d, call)
+
+    @staticmethod
+    def summary(err):
+        """The line of a call's stderr that says what failed (not -v's request lines)."""
+        lines = [l for l in err.splitlines() if l.startswith("latchkey:")]
+        return (lines[-1] if lines else err.strip()[-120:])[:160]
+
+    @staticmethod
+    def password(out):
+        """The password= line of a credential helper's answer, or None."""
+        for line in out.splitlines():
+            if line.startswith("password="):
+                return line[len("password="):].strip() or None
+        return None
 
     def learn(self, d, tok):
         h = hashlib.sha256(tok.encode()).hexdigest()
@@ -265,7 +348,7 @@ class Soak:
                           "successor_presented": fam and fam["reused_successor_presented"], "call": call["kind"],
                           "err": call["err"],
                           "trace": [] if unavoidable else self.trace_of(d, call["t"] - 60, time.time())})
-        self.log(f"session lost on device {d} ({'unavoidable' if unavoidable else 'AVOIDABLE'}): {call['err'][:120]}")
+        self.log(f"session lost on device {d} ({'unavoidable' if unavoidable else 'AVOIDABLE'}): {self.summary(call['err'])}")
         with self.lock:
             self.known.pop(d, None)
         while self.disk_full_active and d == self.tmpfs_device:
@@ -278,7 +361,8 @@ class Soak:
     def schedule(self):
         """The whole fault schedule from the seed: [(offset s, kind, duration s, device)]."""
         rng = random.Random(self.a.seed ^ 0x5EED)
-        kinds = [k for k in FAULT_KINDS if (k != "disk-full" or self.tmpfs) and k in self.a.faults.split(",")]
+        kinds = [k for k in FAULT_KINDS if (k != "disk-full" or self.tmpfs) and (k != "cert-swap" or not self.a.plain)
+                 and k in self.a.faults.split(",")]
         weights = [WEIGHTS[k] for k in kinds]
         out, t = [], 3.0
         horizon = self.a.minutes * 60 - 5
@@ -306,12 +390,17 @@ class Soak:
                 continue
             with self.lock:
                 self.faults[kind] += 1
-                self.fault_windows.append((now, now + dur, kind))
+                # A restart's outage also holds the listener's shutdown (up to 0.5 s) and rebinding.
+                self.fault_windows.append((now, now + dur + (1.0 if kind == "restart" else 0.0), kind))
             try:
                 if kind in ("503", "503-retry-after", "reset", "stall", "slow"):
                     self.provider_post({"fault": kind, "seconds": dur})
                 elif kind == "jwks-rotate":
                     self.provider_post({"event": "jwks-rotate"})
+                elif kind == "cert-swap":
+                    self.provider_post({"event": "cert-swap"})
+                elif kind == "restart":
+                    self.provider_post({"restart": dur})
                 elif kind == "clock-offset":
                     self.provider_post({"clock_offset": offset})
                     threading.Timer(dur, lambda: self.provider_post({"clock_offset": 0})).start()
@@ -458,10 +547,10 @@ class Soak:
         # kills and lost sessions are counted apart.
         # "Reachable" ignores the faults that leave the provider answering (slow within the
         # timeout, a rotated key, an offset clock); a full disk excuses only exit 9.
-        unreachable = {"503", "503-retry-after", "reset", "stall"}
+        unreachable = {"503", "503-retry-after", "reset", "stall", "restart"}
         healthy_fail = [c for c in calls if c["rc"] not in (0, None, 3) and not (unreachable & set(c["faults"]))
                         and not (c["rc"] == 9 and "disk-full" in c["faults"])]
-        should = [c for c in calls if c["cached"] and c["kind"] in ("token", "header") and c["rc"] not in (0, None)]
+        should = [c for c in calls if c["cached"] and c["kind"] in ("token", "header", "credential") and c["rc"] not in (0, None)]
         overdue = [c for c in calls if c["took"] > CALL_DEADLINE]
         lat = [c["took"] * 1000 for c in calls if c["cached"] and c["rc"] == 0 and c["kind"] == "token"]
         lat_by_fault = {}
@@ -494,7 +583,7 @@ class Soak:
             "calls": len(calls), "calls_served": served, "exit_codes": rc_counts,
             "refreshes": sum(f["refreshes"] for f in fams), "families": len(fams), "relogins": self.relogins,
             "faults": self.faults, "faults_served_by_provider": stats["faults_served"],
-            "kills_by_command": {k: sum(1 for x in self.kills if x[3] == k) for k in ("token", "header", "fetch")},
+            "kills_by_command": {k: sum(1 for x in self.kills if x[3] == k) for k in ("token", "header", "fetch", "credential")},
             "sessions_lost_unavoidable": len(unavoidable), "sessions_lost_other": len(avoidable),
             "lost_per_1000_kills": round(1000.0 * len(unavoidable) / kills, 1) if kills else None,
             "rotate_to_save_window_hits": window_hits,
@@ -537,7 +626,7 @@ class Soak:
             broken.append("sessions lost with a grace interval")
         # The CI form (--min-each 2) must have lived through every kind it asked for, not just
         # planned them: a fault kind that could not be injected (no tmpfs without root) fails.
-        asked = [k for k in FAULT_KINDS if k in a.faults.split(",")]
+        asked = [k for k in FAULT_KINDS if k in a.faults.split(",") and (k != "cert-swap" or not a.plain)]
         short = {k: self.faults.get(k, 0) for k in asked if self.faults.get(k, 0) < a.min_each}
         if short:
             broken.append(f"fault kinds injected fewer than {a.min_each} times: {short}")
@@ -600,6 +689,8 @@ def main():
     p.add_argument("--report", default="", help="also copy report.json here")
     p.add_argument("--min-each", type=int, default=0, help="the bar also needs each fault kind injected this often (CI: 2)")
     p.add_argument("--keep", action="store_true", help="keep the state folders")
+    p.add_argument("--plain", action="store_true", help="serve the provider over http (default: https, its "
+                                                        "certificate swapped for another of the same CA as a fault)")
     p.add_argument("--trace", action="store_true",
                    help="run the calls with -v and keep their whole stderr when they fail (for explaining one)")
     a = p.parse_args()
