@@ -644,7 +644,7 @@ class Soak:
         slim = {k: v for k, v in report.items() if k not in ("lost", "should_examples", "final", "kills", "failure_traces")}
         print(json.dumps(slim, indent=1, default=str))
         for l in self.lost:
-            print("lost:", json.dumps(l))
+            print("lost:", json.dumps({k: v for k, v in l.items() if k != "trace"}))  # the trace: report.json
         seen_err = set()
         for c in healthy_fail:
             key = (c["rc"], c["err"][-60:])
