@@ -25,7 +25,7 @@ struct CommandDispatchTests {
     /// A key no command declares could be read but never given: the command line cannot set it.
     @Test func everyOptionKeyIsDeclared() {
         let declared = Set((CommandCatalog.globalOptions + CommandCatalog.all.flatMap(\.options)).map(\.key))
-        for key in OptionKey.allCases { #expect(declared.contains(key), "--\(key) is read by key but declared nowhere") }
+        for key in OptionKey.allCases { #expect(declared.contains(key), "\(key) is read by key but declared nowhere") }
     }
 
     /// A command declares each key once; the parser would otherwise read the first spec's value kind.

@@ -31,14 +31,14 @@ enum CommandName: String, CaseIterable, Sendable {
     }
 
     /// The command called `word`, by its name or an alias. Only the names are compared: no
-    /// command's spec is built (each costs its help text on the `latchkey token` hot path).
+    /// command's spec is built (each costs its help text on the `latchkey token` hot path). Not
+    /// `init(rawValue:)`, which for this many cases hashes every name into a cache on first use
+    /// (10 K instructions of a cached `latchkey token`); `token` is found at the second name.
     init?(word: String) {
-        if let name = CommandName(rawValue: word) {
-            self = name
-        } else if let name = CommandName.allCases.first(where: { $0.aliases.contains(word) }) {
-            self = name
-        } else {
-            return nil
-        }
+        guard
+            let name = CommandName.allCases.first(where: { $0.rawValue == word })
+                ?? CommandName.allCases.first(where: { $0.aliases.contains(word) })
+        else { return nil }
+        self = name
     }
 }

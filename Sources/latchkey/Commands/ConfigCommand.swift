@@ -69,7 +69,7 @@ enum ConfigCommand {
     /// The setting named `key` when `config` may change it; exit 2 naming why otherwise.
     static func settable(_ key: String) throws(UsageError) -> RememberedSetting {
         if let setting = RememberedSetting.named(key) { return setting }
-        if CommandCatalog.login.options.contains(where: { $0.key.rawValue == key }) {
+        if CommandCatalog.login.options.contains(where: { $0.key.longName == "--" + key }) {
             throw UsageError(
                 "changing \(key) needs a new login", command: .config,
                 hint: "run `latchkey login --\(key) VALUE`; config changes only " + keys.joined(separator: ", "))
