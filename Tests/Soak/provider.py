@@ -160,15 +160,13 @@ class Handler(BaseHTTPRequestHandler):
             params = self._params()
             if st.down and not path.startswith("/_"):
                 # An old connection of the process that is restarting: closed, nothing processed.
-                st.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
-                        rt=h8(params.get("refresh_token")), outcome="fault:restart")
+                self._note_dropped(path, params, "restart")
                 self.close_connection = True
                 return
             if path in FAULTED_PATHS:
                 fault = st.active_fault()
                 if fault and self._inject(fault):
-                    st.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
-                            rt=h8(params.get("refresh_token")), outcome="fault:" + fault)
+                    self._note_dropped(path, params, fault)
                     return
             if path in ("/token", "/device_authorization") and not self._client_authenticated(params):
                 return
@@ -222,10 +220,14 @@ class Handler(BaseHTTPRequestHandler):
                 why = str(e)
         if why is None:
             return True
-        st.note(t=self._received, done=time.time(), path=urllib.parse.urlsplit(self.path).path, client=client,
-                rt=h8(params.get("refresh_token")), status=401, error="invalid_client", description=why)
         self._send(401, {"error": "invalid_client", "error_description": why})
+        self._note_answer(urllib.parse.urlsplit(self.path).path, params)
         return False
+
+    def _note_dropped(self, path, params, fault):
+        """One trace event for a request a fault answered or dropped before it was processed."""
+        self.state.note(t=self._received, done=time.time(), path=path, client=params.get("client_id"),
+                        rt=h8(params.get("refresh_token")), outcome="fault:" + fault)
 
     def _note_answer(self, path, params):
         """One trace event for a token or resource request: what was presented, what came back."""
